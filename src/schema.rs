@@ -1,0 +1,474 @@
+//! The category schema: the closed, hierarchical set of things Glovebox may remember
+//! (main → sub → detail), loaded once from TOML and validated, then referred to by typed ids.
+//!
+//! **Invariant:** a [`DetailId`], [`SubId`] or [`MainId`] is only ever produced by the [`Schema`]
+//! that it indexes; the storage layer persists the stable `key` strings, never the ids.
+
+use std::collections::{BTreeSet, HashSet};
+use std::fmt;
+use std::path::Path;
+
+use serde::Deserialize;
+
+/// The schema shipped in the binary (`config/categories.toml`).
+pub const DEFAULT_SCHEMA_TOML: &str = include_str!("../config/categories.toml");
+
+/// Index of a main category in its [`Schema`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct MainId(u16);
+
+/// Index of a subcategory in its [`Schema`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SubId(u16);
+
+/// Index of a detail category in its [`Schema`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DetailId(u16);
+
+impl DetailId {
+    /// Position of this detail in [`Schema::details`].
+    pub fn index(self) -> usize {
+        usize::from(self.0)
+    }
+}
+
+impl SubId {
+    /// Position of this subcategory in [`Schema::subs`].
+    pub fn index(self) -> usize {
+        usize::from(self.0)
+    }
+}
+
+/// How many values a detail category holds at once (CarMem's SP/MNP versus MP).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Cardinality {
+    /// One value at a time: a new value replaces the stored one.
+    Single,
+    /// Several values side by side.
+    Multiple,
+}
+
+impl fmt::Display for Cardinality {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Cardinality::Single => "single",
+            Cardinality::Multiple => "multiple",
+        })
+    }
+}
+
+/// A main category (e.g. "Points of Interest").
+#[derive(Debug, Clone)]
+pub struct Main {
+    pub id: MainId,
+    pub key: String,
+    pub name: String,
+    pub subs: Vec<SubId>,
+}
+
+/// A subcategory (e.g. "Restaurant").
+#[derive(Debug, Clone)]
+pub struct Sub {
+    pub id: SubId,
+    pub main: MainId,
+    pub key: String,
+    pub name: String,
+    pub description: String,
+    pub details: Vec<DetailId>,
+}
+
+/// A detail category (e.g. "Desired Price Range"), the level preferences are stored at.
+#[derive(Debug, Clone)]
+pub struct Detail {
+    pub id: DetailId,
+    pub sub: SubId,
+    pub main: MainId,
+    pub key: String,
+    pub name: String,
+    pub description: String,
+    pub cardinality: Cardinality,
+    /// Known attribute values, in schema order; a preference may also hold another value.
+    pub attributes: Vec<String>,
+}
+
+/// A user-facing reference to part of the schema: what an opt-out or a forget names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CategoryRef {
+    Sub(SubId),
+    Detail(DetailId),
+}
+
+/// Errors in loading a schema or resolving a category name against it.
+#[derive(Debug, thiserror::Error)]
+pub enum SchemaError {
+    #[error("cannot read schema file {path}: {source}")]
+    Read { path: String, source: std::io::Error },
+    #[error("schema is not valid TOML: {0}")]
+    Toml(#[from] toml::de::Error),
+    #[error("schema: {0}")]
+    Invalid(String),
+    #[error("unknown category {0:?} (expected a subcategory or detail category name or key; `glovebox categories` lists them)")]
+    UnknownCategory(String),
+}
+
+/// The validated category schema.
+#[derive(Debug, Clone)]
+pub struct Schema {
+    pub version: u32,
+    mains: Vec<Main>,
+    subs: Vec<Sub>,
+    details: Vec<Detail>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSchema {
+    version: u32,
+    main: Vec<RawMain>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMain {
+    name: String,
+    key: String,
+    sub: Vec<RawSub>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSub {
+    name: String,
+    key: String,
+    #[serde(default)]
+    description: String,
+    detail: Vec<RawDetail>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDetail {
+    name: String,
+    key: String,
+    values: Cardinality,
+    #[serde(default)]
+    description: String,
+    #[serde(default)]
+    attributes: Vec<String>,
+}
+
+fn valid_key(key: &str) -> bool {
+    !key.is_empty()
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+}
+
+impl Schema {
+    /// The schema embedded in the binary.
+    pub fn embedded() -> Schema {
+        Schema::from_toml(DEFAULT_SCHEMA_TOML).expect("the embedded schema is valid")
+    }
+
+    /// Loads and validates a schema file.
+    pub fn load(path: &Path) -> Result<Schema, SchemaError> {
+        let text = std::fs::read_to_string(path).map_err(|source| SchemaError::Read {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Schema::from_toml(&text)
+    }
+
+    /// Parses and validates a schema: every name and key non-empty, keys unique across all
+    /// levels and made of `[a-z0-9_]`, names unique within their level, attributes non-empty and
+    /// unique within their detail, and every main and sub non-empty.
+    pub fn from_toml(text: &str) -> Result<Schema, SchemaError> {
+        let raw: RawSchema = toml::from_str(text)?;
+        let invalid = |m: String| Err(SchemaError::Invalid(m));
+        let mut schema = Schema {
+            version: raw.version,
+            mains: Vec::new(),
+            subs: Vec::new(),
+            details: Vec::new(),
+        };
+        let mut keys = HashSet::new();
+        let mut names = HashSet::new();
+        for rm in raw.main {
+            let main_id = MainId(schema.mains.len() as u16);
+            check_named(&rm.name, &rm.key, "main category", &mut keys, &mut names)?;
+            if rm.sub.is_empty() {
+                return invalid(format!("main category {:?} has no subcategories", rm.name));
+            }
+            let mut main = Main {
+                id: main_id,
+                key: rm.key,
+                name: rm.name,
+                subs: Vec::new(),
+            };
+            for rs in rm.sub {
+                let sub_id = SubId(schema.subs.len() as u16);
+                check_named(&rs.name, &rs.key, "subcategory", &mut keys, &mut names)?;
+                if rs.detail.is_empty() {
+                    return invalid(format!("subcategory {:?} has no detail categories", rs.name));
+                }
+                let mut sub = Sub {
+                    id: sub_id,
+                    main: main_id,
+                    key: rs.key,
+                    name: rs.name,
+                    description: rs.description,
+                    details: Vec::new(),
+                };
+                for rd in rs.detail {
+                    let id = DetailId(schema.details.len() as u16);
+                    check_named(&rd.name, &rd.key, "detail category", &mut keys, &mut names)?;
+                    let mut seen = HashSet::new();
+                    for a in &rd.attributes {
+                        if a.trim().is_empty() {
+                            return invalid(format!("detail {:?} has an empty attribute", rd.name));
+                        }
+                        if !seen.insert(a.to_lowercase()) {
+                            return invalid(format!("detail {:?} lists attribute {a:?} twice", rd.name));
+                        }
+                    }
+                    sub.details.push(id);
+                    schema.details.push(Detail {
+                        id,
+                        sub: sub_id,
+                        main: main_id,
+                        key: rd.key,
+                        name: rd.name,
+                        description: rd.description,
+                        cardinality: rd.values,
+                        attributes: rd.attributes,
+                    });
+                }
+                main.subs.push(sub_id);
+                schema.subs.push(sub);
+            }
+            schema.mains.push(main);
+        }
+        if schema.details.is_empty() {
+            return invalid("the schema has no categories".into());
+        }
+        if schema.details.len() > usize::from(u16::MAX) {
+            return invalid("the schema has too many categories".into());
+        }
+        Ok(schema)
+    }
+
+    pub fn mains(&self) -> &[Main] {
+        &self.mains
+    }
+
+    pub fn subs(&self) -> &[Sub] {
+        &self.subs
+    }
+
+    pub fn details(&self) -> &[Detail] {
+        &self.details
+    }
+
+    pub fn main(&self, id: MainId) -> &Main {
+        &self.mains[usize::from(id.0)]
+    }
+
+    pub fn sub(&self, id: SubId) -> &Sub {
+        &self.subs[usize::from(id.0)]
+    }
+
+    pub fn detail(&self, id: DetailId) -> &Detail {
+        &self.details[usize::from(id.0)]
+    }
+
+    /// The detail whose stable key is `key`.
+    pub fn detail_by_key(&self, key: &str) -> Option<DetailId> {
+        self.details.iter().find(|d| d.key == key).map(|d| d.id)
+    }
+
+    /// Resolves what a user or client typed: a sub or detail category by key or by name
+    /// (case-insensitive). Main categories are deliberately not accepted: opting out of a whole
+    /// main category is done sub by sub, so that the user sees what they give up.
+    pub fn resolve(&self, text: &str) -> Result<CategoryRef, SchemaError> {
+        let t = text.trim();
+        if let Some(d) = self
+            .details
+            .iter()
+            .find(|d| d.key == t || d.name.eq_ignore_ascii_case(t))
+        {
+            return Ok(CategoryRef::Detail(d.id));
+        }
+        if let Some(s) = self
+            .subs
+            .iter()
+            .find(|s| s.key == t || s.name.eq_ignore_ascii_case(t))
+        {
+            return Ok(CategoryRef::Sub(s.id));
+        }
+        Err(SchemaError::UnknownCategory(text.to_string()))
+    }
+
+    /// The details a category reference covers.
+    pub fn details_of(&self, r: CategoryRef) -> Vec<DetailId> {
+        match r {
+            CategoryRef::Detail(d) => vec![d],
+            CategoryRef::Sub(s) => self.sub(s).details.clone(),
+        }
+    }
+
+    /// The stable key of a category reference.
+    pub fn ref_key(&self, r: CategoryRef) -> &str {
+        match r {
+            CategoryRef::Detail(d) => &self.detail(d).key,
+            CategoryRef::Sub(s) => &self.sub(s).key,
+        }
+    }
+
+    /// The human name of a category reference.
+    pub fn ref_name(&self, r: CategoryRef) -> &str {
+        match r {
+            CategoryRef::Detail(d) => &self.detail(d).name,
+            CategoryRef::Sub(s) => &self.sub(s).name,
+        }
+    }
+
+    /// Every detail of the schema.
+    pub fn all_details(&self) -> DetailSet {
+        DetailSet(self.details.iter().map(|d| d.id).collect())
+    }
+
+    /// The schema's known attribute value equal to `value` ignoring case and surrounding
+    /// whitespace, if there is one.
+    pub fn canonical_attribute<'a>(&'a self, detail: DetailId, value: &str) -> Option<&'a str> {
+        let v = value.trim();
+        self.detail(detail)
+            .attributes
+            .iter()
+            .find(|a| a.eq_ignore_ascii_case(v))
+            .map(String::as_str)
+    }
+}
+
+fn check_named(
+    name: &str,
+    key: &str,
+    what: &str,
+    keys: &mut HashSet<String>,
+    names: &mut HashSet<(String, String)>,
+) -> Result<(), SchemaError> {
+    if name.trim().is_empty() {
+        return Err(SchemaError::Invalid(format!("a {what} has an empty name")));
+    }
+    if !valid_key(key) {
+        return Err(SchemaError::Invalid(format!(
+            "{what} {name:?} has key {key:?}: keys are non-empty and made of a-z, 0-9 and _"
+        )));
+    }
+    if !keys.insert(key.to_string()) {
+        return Err(SchemaError::Invalid(format!("duplicate key {key:?} ({what} {name:?})")));
+    }
+    if !names.insert((what.to_string(), name.to_lowercase())) {
+        return Err(SchemaError::Invalid(format!("duplicate {what} name {name:?}")));
+    }
+    Ok(())
+}
+
+/// A set of detail categories: what a user allows, or what a grammar offers.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct DetailSet(BTreeSet<DetailId>);
+
+impl DetailSet {
+    pub fn contains(&self, d: DetailId) -> bool {
+        self.0.contains(&d)
+    }
+
+    pub fn remove(&mut self, d: DetailId) {
+        self.0.remove(&d);
+    }
+
+    pub fn insert(&mut self, d: DetailId) {
+        self.0.insert(d);
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = DetailId> + '_ {
+        self.0.iter().copied()
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl FromIterator<DetailId> for DetailSet {
+    fn from_iter<I: IntoIterator<Item = DetailId>>(iter: I) -> Self {
+        DetailSet(iter.into_iter().collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_schema_matches_carmem() {
+        let s = Schema::embedded();
+        assert_eq!(s.mains().len(), 4);
+        assert_eq!(s.subs().len(), 11);
+        assert_eq!(s.details().len(), 41);
+        let t = s.detail(s.detail_by_key("preferred_temperature").unwrap());
+        assert_eq!(t.cardinality, Cardinality::Single);
+        assert_eq!(s.sub(t.sub).name, "Climate Control");
+        assert!(t.attributes.iter().any(|a| a == "22 degree Celcius"));
+        let c = s.detail(s.detail_by_key("favorite_cuisine").unwrap());
+        assert_eq!(c.cardinality, Cardinality::Multiple);
+    }
+
+    #[test]
+    fn resolve_accepts_names_and_keys_of_subs_and_details() {
+        let s = Schema::embedded();
+        assert!(matches!(s.resolve("Climate Control"), Ok(CategoryRef::Sub(_))));
+        assert!(matches!(s.resolve("climate_control"), Ok(CategoryRef::Sub(_))));
+        assert!(matches!(s.resolve("preferred temperature"), Ok(CategoryRef::Detail(_))));
+        let err = s.resolve("Horoscope").unwrap_err().to_string();
+        assert!(err.contains("Horoscope"), "{err}");
+        assert_eq!(s.details_of(s.resolve("Music").unwrap()).len(), 4);
+    }
+
+    fn one_detail(detail: &str) -> String {
+        format!(
+            "version = 1\n[[main]]\nname = \"M\"\nkey = \"m\"\n[[main.sub]]\nname = \"S\"\nkey = \"s\"\n{detail}"
+        )
+    }
+
+    #[test]
+    fn invalid_schemas_are_rejected_with_the_reason() {
+        let dup = one_detail(
+            "[[main.sub.detail]]\nname = \"A\"\nkey = \"a\"\nvalues = \"single\"\n\
+             [[main.sub.detail]]\nname = \"B\"\nkey = \"a\"\nvalues = \"single\"\n",
+        );
+        let e = Schema::from_toml(&dup).unwrap_err().to_string();
+        assert!(e.contains("duplicate key \"a\""), "{e}");
+
+        let empty = one_detail("[[main.sub.detail]]\nname = \" \"\nkey = \"a\"\nvalues = \"single\"\n");
+        let e = Schema::from_toml(&empty).unwrap_err().to_string();
+        assert!(e.contains("empty name"), "{e}");
+
+        let kind = one_detail("[[main.sub.detail]]\nname = \"A\"\nkey = \"a\"\nvalues = \"some\"\n");
+        let e = Schema::from_toml(&kind).unwrap_err().to_string();
+        assert!(e.contains("some"), "{e}");
+
+        let badkey = one_detail("[[main.sub.detail]]\nname = \"A\"\nkey = \"A b\"\nvalues = \"single\"\n");
+        assert!(Schema::from_toml(&badkey).is_err());
+
+        let dupattr = one_detail(
+            "[[main.sub.detail]]\nname = \"A\"\nkey = \"a\"\nvalues = \"single\"\nattributes = [\"x\", \"X\"]\n",
+        );
+        let e = Schema::from_toml(&dupattr).unwrap_err().to_string();
+        assert!(e.contains("twice"), "{e}");
+    }
+}
