@@ -103,7 +103,10 @@ pub enum CategoryRef {
 #[derive(Debug, thiserror::Error)]
 pub enum SchemaError {
     #[error("cannot read schema file {path}: {source}")]
-    Read { path: String, source: std::io::Error },
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("schema is not valid TOML: {0}")]
     Toml(#[from] toml::de::Error),
     #[error("schema: {0}")]
@@ -210,7 +213,10 @@ impl Schema {
                 let sub_id = SubId(schema.subs.len() as u16);
                 check_named(&rs.name, &rs.key, "subcategory", &mut keys, &mut names)?;
                 if rs.detail.is_empty() {
-                    return invalid(format!("subcategory {:?} has no detail categories", rs.name));
+                    return invalid(format!(
+                        "subcategory {:?} has no detail categories",
+                        rs.name
+                    ));
                 }
                 let mut sub = Sub {
                     id: sub_id,
@@ -229,7 +235,10 @@ impl Schema {
                             return invalid(format!("detail {:?} has an empty attribute", rd.name));
                         }
                         if !seen.insert(a.to_lowercase()) {
-                            return invalid(format!("detail {:?} lists attribute {a:?} twice", rd.name));
+                            return invalid(format!(
+                                "detail {:?} lists attribute {a:?} twice",
+                                rd.name
+                            ));
                         }
                     }
                     sub.details.push(id);
@@ -366,10 +375,14 @@ fn check_named(
         )));
     }
     if !keys.insert(key.to_string()) {
-        return Err(SchemaError::Invalid(format!("duplicate key {key:?} ({what} {name:?})")));
+        return Err(SchemaError::Invalid(format!(
+            "duplicate key {key:?} ({what} {name:?})"
+        )));
     }
     if !names.insert((what.to_string(), name.to_lowercase())) {
-        return Err(SchemaError::Invalid(format!("duplicate {what} name {name:?}")));
+        return Err(SchemaError::Invalid(format!(
+            "duplicate {what} name {name:?}"
+        )));
     }
     Ok(())
 }
@@ -431,9 +444,18 @@ mod tests {
     #[test]
     fn resolve_accepts_names_and_keys_of_subs_and_details() {
         let s = Schema::embedded();
-        assert!(matches!(s.resolve("Climate Control"), Ok(CategoryRef::Sub(_))));
-        assert!(matches!(s.resolve("climate_control"), Ok(CategoryRef::Sub(_))));
-        assert!(matches!(s.resolve("preferred temperature"), Ok(CategoryRef::Detail(_))));
+        assert!(matches!(
+            s.resolve("Climate Control"),
+            Ok(CategoryRef::Sub(_))
+        ));
+        assert!(matches!(
+            s.resolve("climate_control"),
+            Ok(CategoryRef::Sub(_))
+        ));
+        assert!(matches!(
+            s.resolve("preferred temperature"),
+            Ok(CategoryRef::Detail(_))
+        ));
         let err = s.resolve("Horoscope").unwrap_err().to_string();
         assert!(err.contains("Horoscope"), "{err}");
         assert_eq!(s.details_of(s.resolve("Music").unwrap()).len(), 4);
@@ -454,15 +476,18 @@ mod tests {
         let e = Schema::from_toml(&dup).unwrap_err().to_string();
         assert!(e.contains("duplicate key \"a\""), "{e}");
 
-        let empty = one_detail("[[main.sub.detail]]\nname = \" \"\nkey = \"a\"\nvalues = \"single\"\n");
+        let empty =
+            one_detail("[[main.sub.detail]]\nname = \" \"\nkey = \"a\"\nvalues = \"single\"\n");
         let e = Schema::from_toml(&empty).unwrap_err().to_string();
         assert!(e.contains("empty name"), "{e}");
 
-        let kind = one_detail("[[main.sub.detail]]\nname = \"A\"\nkey = \"a\"\nvalues = \"some\"\n");
+        let kind =
+            one_detail("[[main.sub.detail]]\nname = \"A\"\nkey = \"a\"\nvalues = \"some\"\n");
         let e = Schema::from_toml(&kind).unwrap_err().to_string();
         assert!(e.contains("some"), "{e}");
 
-        let badkey = one_detail("[[main.sub.detail]]\nname = \"A\"\nkey = \"A b\"\nvalues = \"single\"\n");
+        let badkey =
+            one_detail("[[main.sub.detail]]\nname = \"A\"\nkey = \"A b\"\nvalues = \"single\"\n");
         assert!(Schema::from_toml(&badkey).is_err());
 
         let dupattr = one_detail(

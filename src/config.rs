@@ -1,0 +1,272 @@
+//! Runtime configuration: one plain struct, loaded from TOML (`config/glovebox.toml` documents
+//! every key with its default) and passed explicitly to what needs it. No globals.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// The default configuration file shipped in the repository (identical to [`Config::default`]).
+pub const DEFAULT_CONFIG_TOML: &str = include_str!("../config/glovebox.toml");
+
+/// Errors in reading a configuration file.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config file {path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("config file {path}: {message}")]
+    Invalid { path: String, message: String },
+}
+
+/// Everything that can be configured.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// The category schema file; `None` uses the schema embedded in the binary.
+    pub schema: Option<PathBuf>,
+    pub models: ModelsConfig,
+    pub llm: LlmConfig,
+    pub extraction: ExtractionConfig,
+    pub recall: RecallConfig,
+    pub server: ServerConfig,
+    pub retention: RetentionConfig,
+}
+
+/// Where the model files are.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct ModelsConfig {
+    /// Folder the relative model paths below are resolved against.
+    pub dir: PathBuf,
+    /// The GGUF file of the extraction and maintenance LLM.
+    pub llm: PathBuf,
+    /// The folder of the sentence embedder (model.safetensors, tokenizer.json, config.json).
+    pub embedder: PathBuf,
+}
+
+/// llama.cpp settings.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct LlmConfig {
+    pub threads: u32,
+    /// Context size in tokens (prompt prefix + conversation + output).
+    pub context: u32,
+    pub batch: u32,
+    /// How many of the most likely tokens are checked against the grammar before the whole
+    /// vocabulary is (the grammar sampler is slow on large vocabularies).
+    pub grammar_top_k: usize,
+    /// Most tokens generated for one answer.
+    pub max_tokens: usize,
+}
+
+/// How extraction decides.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct ExtractionConfig {
+    /// How many of the embedder's best categories the grammar offers the LLM.
+    pub shortlist: usize,
+    /// A category is a candidate only when one of the user's sentences is at least this similar
+    /// to it (cosine, MiniLM).
+    pub min_similarity: f32,
+    /// Candidates must be within this similarity of the best category.
+    pub margin: f32,
+    /// Most preferences extracted from one conversation.
+    pub max_preferences: usize,
+    /// Extractions whose confidence is below this are stored as pending (not recalled until
+    /// confirmed). 0 disables.
+    pub confirm_below: f32,
+}
+
+/// Recall defaults.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct RecallConfig {
+    pub k: usize,
+}
+
+/// The Unix-socket service.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServerConfig {
+    /// Socket path; `None` puts `glovebox.sock` in the data directory.
+    pub socket: Option<PathBuf>,
+    pub max_line_bytes: usize,
+    pub max_connections: usize,
+    pub request_timeout_ms: u64,
+    /// Model work waiting beyond this answers `busy`.
+    pub queue: usize,
+    /// Uids allowed to connect; `None` allows only the uid that runs the server.
+    pub allowed_uids: Option<Vec<u32>>,
+}
+
+/// Expiry of unused preferences.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct RetentionConfig {
+    /// Preferences never recalled for this many days expire; `None` keeps them.
+    pub expire_unused_days: Option<u32>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            schema: None,
+            models: ModelsConfig::default(),
+            llm: LlmConfig::default(),
+            extraction: ExtractionConfig::default(),
+            recall: RecallConfig::default(),
+            server: ServerConfig::default(),
+            retention: RetentionConfig::default(),
+        }
+    }
+}
+
+impl Default for ModelsConfig {
+    fn default() -> Self {
+        ModelsConfig {
+            dir: PathBuf::from("models"),
+            llm: PathBuf::from("gemma-3-270m-q4_k_m.gguf"),
+            embedder: PathBuf::from("minilm"),
+        }
+    }
+}
+
+impl Default for LlmConfig {
+    fn default() -> Self {
+        LlmConfig {
+            threads: 2,
+            context: 4096,
+            batch: 512,
+            grammar_top_k: 32,
+            max_tokens: 96,
+        }
+    }
+}
+
+impl Default for ExtractionConfig {
+    fn default() -> Self {
+        ExtractionConfig {
+            shortlist: 3,
+            min_similarity: 0.3,
+            margin: 0.1,
+            max_preferences: 2,
+            confirm_below: 0.0,
+        }
+    }
+}
+
+impl Default for RecallConfig {
+    fn default() -> Self {
+        RecallConfig { k: 5 }
+    }
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            socket: None,
+            max_line_bytes: 256 * 1024,
+            max_connections: 64,
+            request_timeout_ms: 30_000,
+            queue: 16,
+            allowed_uids: None,
+        }
+    }
+}
+
+impl Default for RetentionConfig {
+    fn default() -> Self {
+        RetentionConfig {
+            expire_unused_days: None,
+        }
+    }
+}
+
+impl Config {
+    /// Parses a configuration; keys left out keep their defaults, unknown keys are errors.
+    pub fn from_toml(text: &str, origin: &str) -> Result<Config, ConfigError> {
+        let c: Config = toml::from_str(text).map_err(|e| ConfigError::Invalid {
+            path: origin.to_string(),
+            message: e.message().to_string(),
+        })?;
+        c.validate().map_err(|message| ConfigError::Invalid {
+            path: origin.to_string(),
+            message,
+        })?;
+        Ok(c)
+    }
+
+    /// Reads a configuration file.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Config::from_toml(&text, &path.display().to_string())
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        let e = &self.extraction;
+        if e.shortlist == 0 || e.max_preferences == 0 {
+            return Err(
+                "extraction.shortlist and extraction.max_preferences must be at least 1".into(),
+            );
+        }
+        if !(0.0..=1.0).contains(&e.confirm_below) {
+            return Err("extraction.confirm_below must be within [0, 1]".into());
+        }
+        if self.recall.k == 0 {
+            return Err("recall.k must be at least 1".into());
+        }
+        if self.llm.threads == 0 || self.llm.context < 512 {
+            return Err("llm.threads must be at least 1 and llm.context at least 512".into());
+        }
+        if self.server.max_line_bytes < 1024
+            || self.server.queue == 0
+            || self.server.max_connections == 0
+        {
+            return Err("server.max_line_bytes must be at least 1024, server.queue and server.max_connections at least 1".into());
+        }
+        Ok(())
+    }
+
+    /// The LLM's GGUF file.
+    pub fn llm_path(&self) -> PathBuf {
+        self.models.dir.join(&self.models.llm)
+    }
+
+    /// The embedder's folder.
+    pub fn embedder_path(&self) -> PathBuf {
+        self.models.dir.join(&self.models.embedder)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shipped_file_is_the_default() {
+        assert_eq!(
+            Config::from_toml(DEFAULT_CONFIG_TOML, "config/glovebox.toml").unwrap(),
+            Config::default()
+        );
+    }
+
+    #[test]
+    fn partial_files_keep_defaults_and_unknown_keys_fail() {
+        let c = Config::from_toml("[recall]\nk = 3\n", "t").unwrap();
+        assert_eq!(c.recall.k, 3);
+        assert_eq!(c.llm, LlmConfig::default());
+        let e = Config::from_toml("[recall]\nkk = 3\n", "t")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("kk"), "{e}");
+        let e = Config::from_toml("[recall]\nk = 0\n", "t")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("recall.k"), "{e}");
+    }
+}

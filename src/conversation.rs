@@ -1,0 +1,239 @@
+//! A finished conversation as handed to `remember`: parsing both accepted JSON forms, checking
+//! them, and splitting the user's turns into the sentences that evidence may point at.
+
+use serde_json::Value;
+
+/// Most turns accepted in one conversation.
+pub const MAX_TURNS: usize = 200;
+/// Most characters accepted in one turn.
+pub const MAX_TURN_CHARS: usize = 4_000;
+
+/// Who spoke a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+}
+
+/// One turn of a conversation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Turn {
+    pub role: Role,
+    pub text: String,
+}
+
+/// A checked conversation: at least one non-empty user turn, within the size limits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Conversation {
+    turns: Vec<Turn>,
+}
+
+/// What was wrong with a conversation.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ConversationError {
+    #[error("conversation is not valid JSON: {0}")]
+    Json(String),
+    #[error("conversation must be a JSON list of turns, got {0}")]
+    NotAList(&'static str),
+    #[error("turn {index}: {problem}")]
+    BadTurn { index: usize, problem: String },
+    #[error("conversation has no user turn with text: nothing can be remembered from it")]
+    NoUserTurn,
+    #[error("conversation has {0} turns; at most {MAX_TURNS} are accepted")]
+    TooLong(usize),
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+impl Conversation {
+    /// Builds a conversation from turns, applying the same checks as parsing.
+    pub fn new(turns: Vec<Turn>) -> Result<Conversation, ConversationError> {
+        if turns.len() > MAX_TURNS {
+            return Err(ConversationError::TooLong(turns.len()));
+        }
+        for (index, t) in turns.iter().enumerate() {
+            if t.text.chars().count() > MAX_TURN_CHARS {
+                return Err(ConversationError::BadTurn {
+                    index,
+                    problem: format!("text longer than {MAX_TURN_CHARS} characters"),
+                });
+            }
+        }
+        if !turns
+            .iter()
+            .any(|t| t.role == Role::User && !t.text.trim().is_empty())
+        {
+            return Err(ConversationError::NoUserTurn);
+        }
+        Ok(Conversation { turns })
+    }
+
+    /// A conversation of one user utterance.
+    pub fn from_utterance(text: &str) -> Result<Conversation, ConversationError> {
+        Conversation::new(vec![Turn {
+            role: Role::User,
+            text: text.to_string(),
+        }])
+    }
+
+    /// Parses a JSON list of turns: `{"role": "user"|"assistant", "text": "..."}`, or CarMem's
+    /// `{"USER": "..."}` / `{"ASSISTANT": "..."}`.
+    pub fn from_json(text: &str) -> Result<Conversation, ConversationError> {
+        let v: Value =
+            serde_json::from_str(text).map_err(|e| ConversationError::Json(e.to_string()))?;
+        Conversation::from_value(&v)
+    }
+
+    /// Same as [`Conversation::from_json`] on an already parsed value.
+    pub fn from_value(v: &Value) -> Result<Conversation, ConversationError> {
+        let list = v.as_array().ok_or(ConversationError::NotAList(kind(v)))?;
+        let mut turns = Vec::with_capacity(list.len());
+        for (index, item) in list.iter().enumerate() {
+            turns.push(
+                parse_turn(item)
+                    .map_err(|problem| ConversationError::BadTurn { index, problem })?,
+            );
+        }
+        Conversation::new(turns)
+    }
+
+    pub fn turns(&self) -> &[Turn] {
+        &self.turns
+    }
+
+    /// The user's sentences, in order: every user turn split at sentence ends.
+    pub fn user_sentences(&self) -> Vec<String> {
+        self.turns
+            .iter()
+            .filter(|t| t.role == Role::User)
+            .flat_map(|t| split_sentences(&t.text))
+            .collect()
+    }
+}
+
+fn parse_turn(item: &Value) -> Result<Turn, String> {
+    let obj = item
+        .as_object()
+        .ok_or_else(|| format!("expected an object, got {}", kind(item)))?;
+    let text_of = |v: &Value, field: &str| -> Result<String, String> {
+        v.as_str()
+            .map(str::to_string)
+            .ok_or_else(|| format!("\"{field}\" must be a string, got {}", kind(v)))
+    };
+    if let Some(role) = obj.get("role") {
+        let role = match role.as_str() {
+            Some(r) if r.eq_ignore_ascii_case("user") => Role::User,
+            Some(r) if r.eq_ignore_ascii_case("assistant") => Role::Assistant,
+            Some(r) => {
+                return Err(format!(
+                    "unknown role {r:?} (expected \"user\" or \"assistant\")"
+                ))
+            }
+            None => return Err(format!("\"role\" must be a string, got {}", kind(role))),
+        };
+        let text = obj.get("text").ok_or("missing \"text\"")?;
+        return Ok(Turn {
+            role,
+            text: text_of(text, "text")?,
+        });
+    }
+    if obj.len() == 1 {
+        let (k, v) = obj.iter().next().expect("one entry");
+        let role = match k.as_str() {
+            "USER" => Role::User,
+            "ASSISTANT" => Role::Assistant,
+            other => {
+                return Err(format!(
+                    "unknown key {other:?} (expected {{\"role\", \"text\"}} or {{\"USER\"|\"ASSISTANT\": text}})"
+                ))
+            }
+        };
+        return Ok(Turn {
+            role,
+            text: text_of(v, k)?,
+        });
+    }
+    Err("expected {\"role\": \"user\"|\"assistant\", \"text\": \"...\"}".into())
+}
+
+/// Splits text into sentences at `.`, `!` or `?` followed by whitespace. Short abbreviations
+/// ("e.g.", "Dr.") may split wrongly; evidence is then a shorter sentence, never a wrong one.
+pub fn split_sentences(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let bytes = text.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        if matches!(b, b'.' | b'!' | b'?')
+            && bytes.get(i + 1).is_some_and(|n| n.is_ascii_whitespace())
+        {
+            push_trimmed(&mut out, &text[start..=i]);
+            start = i + 1;
+        }
+    }
+    push_trimmed(&mut out, &text[start..]);
+    out
+}
+
+fn push_trimmed(out: &mut Vec<String>, s: &str) {
+    let s = s.trim();
+    if !s.is_empty() {
+        out.push(s.to_string());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_forms_parse() {
+        let a = Conversation::from_json(
+            r#"[{"role":"user","text":"Hi. I like jazz!"},{"role":"assistant","text":"Noted."}]"#,
+        )
+        .unwrap();
+        let b = Conversation::from_json(r#"[{"USER":"Hi. I like jazz!"},{"ASSISTANT":"Noted."}]"#)
+            .unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.user_sentences(), vec!["Hi.", "I like jazz!"]);
+    }
+
+    #[test]
+    fn malformed_conversations_say_what_is_wrong() {
+        let e = |s: &str| Conversation::from_json(s).unwrap_err().to_string();
+        assert!(e("{").contains("not valid JSON"));
+        assert!(e(r#"{"role":"user"}"#).contains("list of turns"));
+        assert!(e(r#"[{"role":"driver","text":"x"}]"#).contains("unknown role \"driver\""));
+        assert!(e(r#"[{"role":"user"}]"#).contains("missing \"text\""));
+        assert!(e(r#"[{"USER": 3}]"#).contains("must be a string"));
+        assert!(e(r#"[{"ASSISTANT":"hello"}]"#).contains("no user turn"));
+        assert!(e("[]").contains("no user turn"));
+        assert!(e(r#"[{"role":"user","text":"a"}, 5]"#).starts_with("turn 1:"));
+    }
+
+    #[test]
+    fn sentences_split_at_ends_only() {
+        assert_eq!(
+            split_sentences("Set it to 21.5 degrees. Thanks!  Really?yes"),
+            vec!["Set it to 21.5 degrees.", "Thanks!", "Really?yes"]
+        );
+        assert!(split_sentences("   ").is_empty());
+    }
+}

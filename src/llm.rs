@@ -1,0 +1,471 @@
+//! The local LLM: llama.cpp (GGUF) on its own OS thread, fed by a bounded command channel.
+//! It takes text and a GBNF grammar and returns text; it knows nothing of categories or storage.
+//!
+//! Prompts are split into a *prefix* (instructions, schema, examples: the same for every
+//! request of a kind) and the request's own text. Each distinct prefix is evaluated once into its
+//! own llama.cpp context and its KV cache is kept; a request only pays for its own tokens.
+//!
+//! Decoding is greedy under the grammar. The full grammar sampler is slow on large vocabularies
+//! (~40 ms/token on Gemma's 262k tokens), so each step first checks the `grammar_top_k` likeliest
+//! tokens against the grammar and falls back to the whole vocabulary only when none of them is
+//! allowed. The result is the same token greedy decoding under the full grammar would pick.
+
+use std::num::NonZeroU32;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
+
+use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::context::LlamaContext;
+use llama_cpp_2::llama_backend::LlamaBackend;
+use llama_cpp_2::llama_batch::LlamaBatch;
+use llama_cpp_2::model::params::LlamaModelParams;
+use llama_cpp_2::model::LlamaModel;
+use llama_cpp_2::sampling::LlamaSampler;
+use llama_cpp_2::token::data::LlamaTokenData;
+use llama_cpp_2::token::data_array::LlamaTokenDataArray;
+use llama_cpp_2::token::LlamaToken;
+use tokio::sync::oneshot;
+
+use crate::config::LlmConfig;
+
+/// Errors of the LLM layer.
+#[derive(Debug, thiserror::Error)]
+pub enum LlmError {
+    #[error("LLM model file {0} is missing: run `models/fetch` (or point models.llm in the config at a GGUF file)")]
+    MissingModel(PathBuf),
+    #[error("cannot load LLM model {path}: {message}")]
+    Load { path: PathBuf, message: String },
+    #[error("llama.cpp: {0}")]
+    Backend(String),
+    #[error("invalid grammar: {0}")]
+    Grammar(String),
+    #[error("prompt of {tokens} tokens does not fit the context of {context} tokens")]
+    TooLong { tokens: usize, context: u32 },
+    #[error("the grammar allows no token at step {0}: it cannot be completed")]
+    DeadEnd(usize),
+    #[error("the LLM is busy: {0} requests are already waiting")]
+    Busy(usize),
+    #[error("the LLM thread has stopped")]
+    Stopped,
+}
+
+/// One generation request.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// The shared part of the prompt; its KV cache is kept between requests.
+    pub prefix: Arc<str>,
+    /// This request's own text, appended to the prefix.
+    pub prompt: String,
+    /// GBNF grammar (root rule `root`) the answer must match. Decoding stops as soon as the
+    /// grammar is complete, so every complete answer should end in a fixed terminator.
+    pub grammar: String,
+}
+
+/// One generated token and how sure the model was of it.
+#[derive(Debug, Clone)]
+pub struct Step {
+    pub piece: String,
+    /// Probability of this token among the tokens the grammar allowed at this step.
+    pub prob: f32,
+}
+
+/// The answer to a [`Request`].
+#[derive(Debug, Clone)]
+pub struct Completion {
+    pub text: String,
+    pub steps: Vec<Step>,
+    /// Tokens of the request's own prompt (the prefix not counted).
+    pub prompt_tokens: usize,
+    /// Whether this request had to evaluate its prefix first.
+    pub prefix_evaluated: bool,
+    pub prompt_ms: f64,
+    pub decode_ms: f64,
+}
+
+/// Cost of plain llama.cpp work on the request's own tokens, without grammar (the reference
+/// extraction latency is compared against).
+#[derive(Debug, Clone, Copy)]
+pub struct RawCost {
+    pub prompt_tokens: usize,
+    pub decoded_tokens: usize,
+    pub prompt_ms: f64,
+    pub decode_ms: f64,
+}
+
+enum Job {
+    Complete(Request, oneshot::Sender<Result<Completion, LlmError>>),
+    Raw(Request, usize, oneshot::Sender<Result<RawCost, LlmError>>),
+}
+
+/// Handle to the LLM thread. Cheap to clone; the thread ends when every handle is dropped.
+#[derive(Clone)]
+pub struct Llm {
+    tx: SyncSender<Job>,
+    queue: usize,
+    name: String,
+}
+
+static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
+
+/// llama.cpp's backend may be initialised once per process; every model shares it.
+fn backend() -> Result<&'static LlamaBackend, LlmError> {
+    BACKEND
+        .get_or_init(|| {
+            llama_cpp_2::send_logs_to_tracing(llama_cpp_2::LogOptions::default());
+            LlamaBackend::init().map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map_err(|e| LlmError::Backend(e.clone()))
+}
+
+impl Llm {
+    /// Loads the model on a new thread and returns once it is ready (or failed to load).
+    /// `queue` bounds the requests waiting for the thread.
+    pub fn spawn(path: &Path, cfg: &LlmConfig, queue: usize) -> Result<Llm, LlmError> {
+        if !path.is_file() {
+            return Err(LlmError::MissingModel(path.to_path_buf()));
+        }
+        let (tx, rx) = sync_channel::<Job>(queue);
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+        let path_buf = path.to_path_buf();
+        let cfg = cfg.clone();
+        std::thread::Builder::new()
+            .name("glovebox-llm".into())
+            .spawn(move || worker(path_buf, cfg, rx, ready_tx))
+            .map_err(|e| LlmError::Backend(format!("cannot start the LLM thread: {e}")))?;
+        ready_rx.recv().map_err(|_| LlmError::Stopped)??;
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        Ok(Llm { tx, queue, name })
+    }
+
+    /// The model's file name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn send(&self, job: Job) -> Result<(), LlmError> {
+        self.tx.try_send(job).map_err(|e| match e {
+            TrySendError::Full(_) => LlmError::Busy(self.queue),
+            TrySendError::Disconnected(_) => LlmError::Stopped,
+        })
+    }
+
+    /// Generates an answer, blocking the calling thread (not for async code).
+    pub fn complete(&self, req: Request) -> Result<Completion, LlmError> {
+        let (tx, rx) = oneshot::channel();
+        self.send(Job::Complete(req, tx))?;
+        rx.blocking_recv().map_err(|_| LlmError::Stopped)?
+    }
+
+    /// Generates an answer without blocking an async runtime.
+    pub async fn complete_async(&self, req: Request) -> Result<Completion, LlmError> {
+        let (tx, rx) = oneshot::channel();
+        self.send(Job::Complete(req, tx))?;
+        rx.await.map_err(|_| LlmError::Stopped)?
+    }
+
+    /// Measures llama.cpp's raw cost for the request's own tokens: prompt evaluation after the
+    /// cached prefix plus `decode` greedy tokens, with no grammar.
+    pub fn raw_cost(&self, req: Request, decode: usize) -> Result<RawCost, LlmError> {
+        let (tx, rx) = oneshot::channel();
+        self.send(Job::Raw(req, decode, tx))?;
+        rx.blocking_recv().map_err(|_| LlmError::Stopped)?
+    }
+}
+
+/// A context holding one evaluated prefix.
+struct Slot<'m> {
+    prefix: Arc<str>,
+    n_prefix: usize,
+    ctx: LlamaContext<'m>,
+    last_used: Instant,
+}
+
+/// Most prefixes kept evaluated at once (extraction and maintenance use one each).
+const MAX_SLOTS: usize = 3;
+
+fn worker(
+    path: PathBuf,
+    cfg: LlmConfig,
+    rx: Receiver<Job>,
+    ready: std::sync::mpsc::Sender<Result<(), LlmError>>,
+) {
+    let loaded = backend().and_then(|b| {
+        LlamaModel::load_from_file(b, &path, &LlamaModelParams::default())
+            .map(|m| (b, m))
+            .map_err(|e| LlmError::Load {
+                path: path.clone(),
+                message: e.to_string(),
+            })
+    });
+    let (backend, model) = match loaded {
+        Ok(x) => {
+            let _ = ready.send(Ok(()));
+            x
+        }
+        Err(e) => {
+            let _ = ready.send(Err(e));
+            return;
+        }
+    };
+    let mut engine = Engine {
+        backend,
+        model: &model,
+        cfg,
+        slots: Vec::new(),
+    };
+    while let Ok(job) = rx.recv() {
+        match job {
+            Job::Complete(req, reply) => {
+                let _ = reply.send(engine.complete(&req));
+            }
+            Job::Raw(req, n, reply) => {
+                let _ = reply.send(engine.raw_cost(&req, n));
+            }
+        }
+    }
+}
+
+struct Engine<'m> {
+    backend: &'static LlamaBackend,
+    model: &'m LlamaModel,
+    cfg: LlmConfig,
+    slots: Vec<Slot<'m>>,
+}
+
+fn backend_err(e: impl std::fmt::Display) -> LlmError {
+    LlmError::Backend(e.to_string())
+}
+
+impl<'m> Engine<'m> {
+    /// The slot holding `prefix`, evaluating it into a new context if needed. Returns the slot
+    /// index and whether the prefix had to be evaluated.
+    fn slot(&mut self, prefix: &Arc<str>) -> Result<(usize, bool), LlmError> {
+        if let Some(i) = self.slots.iter().position(|s| *s.prefix == **prefix) {
+            self.slots[i].last_used = Instant::now();
+            return Ok((i, false));
+        }
+        if self.slots.len() >= MAX_SLOTS {
+            let oldest = (0..self.slots.len())
+                .min_by_key(|&i| self.slots[i].last_used)
+                .expect("slots is not empty");
+            self.slots.swap_remove(oldest);
+        }
+        let params = LlamaContextParams::default()
+            .with_n_ctx(NonZeroU32::new(self.cfg.context))
+            .with_n_batch(self.cfg.batch)
+            .with_n_ubatch(self.cfg.batch)
+            .with_n_threads(self.cfg.threads as i32)
+            .with_n_threads_batch(self.cfg.threads as i32);
+        let mut ctx = self
+            .model
+            .new_context(self.backend, params)
+            .map_err(backend_err)?;
+        let tokens = self.model.vocab().tokenize(prefix.as_bytes(), true, false);
+        if tokens.len() + 64 > self.cfg.context as usize {
+            return Err(LlmError::TooLong {
+                tokens: tokens.len(),
+                context: self.cfg.context,
+            });
+        }
+        decode_tokens(&mut ctx, &tokens, 0, self.cfg.batch as usize)?;
+        self.slots.push(Slot {
+            prefix: prefix.clone(),
+            n_prefix: tokens.len(),
+            ctx,
+            last_used: Instant::now(),
+        });
+        Ok((self.slots.len() - 1, true))
+    }
+
+    /// Evaluates the request's prompt after its cached prefix. Returns the slot index, the
+    /// position after the prompt, the prompt's token count and whether the prefix was evaluated.
+    fn prompt(&mut self, req: &Request) -> Result<(usize, usize, usize, bool), LlmError> {
+        let (i, fresh) = self.slot(&req.prefix)?;
+        let tokens = self
+            .model
+            .vocab()
+            .tokenize(req.prompt.as_bytes(), false, false);
+        let slot = &mut self.slots[i];
+        let end = slot.n_prefix + tokens.len();
+        if end + self.cfg.max_tokens > self.cfg.context as usize {
+            return Err(LlmError::TooLong {
+                tokens: end + self.cfg.max_tokens,
+                context: self.cfg.context,
+            });
+        }
+        // Drop whatever the previous request left after the prefix.
+        slot.ctx
+            .clear_kv_cache_seq(Some(0), Some(slot.n_prefix as u32), None)
+            .map_err(backend_err)?;
+        if tokens.is_empty() {
+            return Err(LlmError::Backend("empty prompt".into()));
+        }
+        decode_tokens(
+            &mut slot.ctx,
+            &tokens,
+            slot.n_prefix,
+            self.cfg.batch as usize,
+        )?;
+        Ok((i, end, tokens.len(), fresh))
+    }
+
+    fn complete(&mut self, req: &Request) -> Result<Completion, LlmError> {
+        let mut grammar = LlamaSampler::grammar(self.model, &req.grammar, "root")
+            .map_err(|e| LlmError::Grammar(e.to_string()))?;
+        let t0 = Instant::now();
+        let (i, mut pos, prompt_tokens, prefix_evaluated) = self.prompt(req)?;
+        let prompt_ms = t0.elapsed().as_secs_f64() * 1e3;
+        let t1 = Instant::now();
+        let vocab = self.model.vocab();
+        let eog = vocab.eos();
+        let top_k = self.cfg.grammar_top_k.max(1);
+        let ctx = &mut self.slots[i].ctx;
+        let mut text = Vec::<u8>::new();
+        let mut steps = Vec::new();
+        let mut batch = LlamaBatch::new(1, 1);
+        for step in 0..self.cfg.max_tokens {
+            let logits = ctx.get_logits_ith(-1);
+            let (token, prob) = pick(logits, &mut grammar, top_k).ok_or(LlmError::DeadEnd(step))?;
+            if vocab.is_eog(token) {
+                break;
+            }
+            grammar.accept(token);
+            let piece = vocab.token_to_piece(token, false, None);
+            steps.push(Step {
+                piece: String::from_utf8_lossy(&piece).into_owned(),
+                prob,
+            });
+            text.extend_from_slice(&piece);
+            if grammar_complete(&mut grammar, eog) {
+                break;
+            }
+            batch.clear();
+            batch
+                .add(token, pos as i32, &[0], true)
+                .map_err(backend_err)?;
+            ctx.decode(&mut batch).map_err(backend_err)?;
+            pos += 1;
+        }
+        Ok(Completion {
+            text: String::from_utf8_lossy(&text).into_owned(),
+            steps,
+            prompt_tokens,
+            prefix_evaluated,
+            prompt_ms,
+            decode_ms: t1.elapsed().as_secs_f64() * 1e3,
+        })
+    }
+
+    fn raw_cost(&mut self, req: &Request, n: usize) -> Result<RawCost, LlmError> {
+        let t0 = Instant::now();
+        let (i, mut pos, prompt_tokens, _) = self.prompt(req)?;
+        let prompt_ms = t0.elapsed().as_secs_f64() * 1e3;
+        let t1 = Instant::now();
+        let ctx = &mut self.slots[i].ctx;
+        let mut batch = LlamaBatch::new(1, 1);
+        for _ in 0..n {
+            let logits = ctx.get_logits_ith(-1);
+            let token = argmax(logits);
+            batch.clear();
+            batch
+                .add(token, pos as i32, &[0], true)
+                .map_err(backend_err)?;
+            ctx.decode(&mut batch).map_err(backend_err)?;
+            pos += 1;
+        }
+        Ok(RawCost {
+            prompt_tokens,
+            decoded_tokens: n,
+            prompt_ms,
+            decode_ms: t1.elapsed().as_secs_f64() * 1e3,
+        })
+    }
+}
+
+/// Decodes `tokens` starting at position `start`, in batches; logits only for the last token.
+fn decode_tokens(
+    ctx: &mut LlamaContext<'_>,
+    tokens: &[LlamaToken],
+    start: usize,
+    batch_size: usize,
+) -> Result<(), LlmError> {
+    let mut batch = LlamaBatch::new(batch_size, 1);
+    for (c, chunk) in tokens.chunks(batch_size).enumerate() {
+        batch.clear();
+        let base = start + c * batch_size;
+        for (j, &t) in chunk.iter().enumerate() {
+            let last = base + j + 1 == start + tokens.len();
+            batch
+                .add(t, (base + j) as i32, &[0], last)
+                .map_err(backend_err)?;
+        }
+        ctx.decode(&mut batch).map_err(backend_err)?;
+    }
+    Ok(())
+}
+
+fn argmax(logits: &[f32]) -> LlamaToken {
+    let mut best = 0;
+    for (i, &l) in logits.iter().enumerate() {
+        if l > logits[best] {
+            best = i;
+        }
+    }
+    LlamaToken::new(best as i32)
+}
+
+/// The greedy token the grammar allows, and its probability among the allowed tokens.
+fn pick(logits: &[f32], grammar: &mut LlamaSampler, top_k: usize) -> Option<(LlamaToken, f32)> {
+    let mut idx: Vec<u32> = (0..logits.len() as u32).collect();
+    let k = top_k.min(idx.len());
+    idx.select_nth_unstable_by(k - 1, |&a, &b| {
+        logits[b as usize].total_cmp(&logits[a as usize])
+    });
+    let top = LlamaTokenDataArray::new(
+        idx[..k]
+            .iter()
+            .map(|&t| LlamaTokenData::new(LlamaToken::new(t as i32), logits[t as usize], 0.0))
+            .collect(),
+        false,
+    );
+    best_allowed(top, grammar).or_else(|| {
+        let all = LlamaTokenDataArray::new(
+            logits
+                .iter()
+                .enumerate()
+                .map(|(t, &l)| LlamaTokenData::new(LlamaToken::new(t as i32), l, 0.0))
+                .collect(),
+            false,
+        );
+        best_allowed(all, grammar)
+    })
+}
+
+fn best_allowed(
+    mut arr: LlamaTokenDataArray,
+    grammar: &mut LlamaSampler,
+) -> Option<(LlamaToken, f32)> {
+    grammar.apply(&mut arr);
+    let allowed: Vec<&LlamaTokenData> = arr.data.iter().filter(|d| d.logit().is_finite()).collect();
+    let best = allowed
+        .iter()
+        .max_by(|a, b| a.logit().total_cmp(&b.logit()))?;
+    let z: f32 = allowed
+        .iter()
+        .map(|d| (d.logit() - best.logit()).exp())
+        .sum();
+    Some((best.id(), 1.0 / z))
+}
+
+/// Whether the grammar accepts end-of-generation now, i.e. the answer is complete.
+fn grammar_complete(grammar: &mut LlamaSampler, eog: LlamaToken) -> bool {
+    let mut arr = LlamaTokenDataArray::new(vec![LlamaTokenData::new(eog, 0.0, 0.0)], false);
+    grammar.apply(&mut arr);
+    arr.data[0].logit().is_finite()
+}

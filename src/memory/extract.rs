@@ -1,0 +1,485 @@
+//! Extraction: from a finished conversation to zero or more preferences in the schema.
+//!
+//! Each component does what it is good at. The embedder scores every user sentence against
+//! every detail category of the *whole* schema and shortlists the allowed categories that the
+//! user's sentences are about (a sentence whose best category the user opted out of offers
+//! nothing). The LLM then reads the conversation and writes the preferences under a grammar
+//! generated from the shortlist: a category key among the offered ones, a value (one of the
+//! category's known values or the user's own words), and the number of the user sentence that
+//! reveals it, or `none`. The answer is parsed back into schema types and checked again.
+//!
+//! **Invariant:** a category outside the allowed set can never be produced: it is absent from
+//! the grammar and rejected again by [`parse`].
+
+use crate::conversation::{Conversation, Role};
+use crate::schema::{DetailId, DetailSet, Schema};
+
+/// A preference read out of a conversation, not yet maintained against the store.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Extracted {
+    pub detail: DetailId,
+    pub attribute: String,
+    /// The user's own sentence that reveals it.
+    pub sentence: String,
+    /// The model's probability of this line given the grammar's choices, in [0, 1].
+    pub confidence: f32,
+}
+
+/// A category offered to the LLM, with the embedder's evidence.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Candidate {
+    pub detail: DetailId,
+    /// Cosine similarity of the best matching user sentence.
+    pub score: f32,
+    /// Index of that sentence among the user sentences.
+    pub sentence: usize,
+}
+
+/// Why an LLM answer could not be read (the grammar should make this impossible).
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("unreadable extraction answer {answer:?}: {problem}")]
+pub struct ParseError {
+    pub answer: String,
+    pub problem: String,
+}
+
+/// Texts that stand for a detail category when sentences are compared with it. Each detail
+/// has several: its place in the hierarchy with its description, and one per known value.
+pub fn prototype_texts(schema: &Schema) -> Vec<(DetailId, String)> {
+    let mut out = Vec::new();
+    for d in schema.details() {
+        let sub = &schema.sub(d.sub).name;
+        out.push((d.id, format!("{sub} > {}: {}", d.name, d.description)));
+        for a in &d.attributes {
+            out.push((d.id, format!("{sub} > {}: {a}", d.name)));
+        }
+    }
+    out
+}
+
+/// Per sentence, the similarity to every detail: `sims[s][d]` (max over the detail's prototypes).
+pub fn sentence_scores(
+    schema: &Schema,
+    prototypes: &[(DetailId, Vec<f32>)],
+    sentences: &[Vec<f32>],
+) -> Vec<Vec<f32>> {
+    sentences
+        .iter()
+        .map(|s| {
+            let mut row = vec![f32::NEG_INFINITY; schema.details().len()];
+            for (d, p) in prototypes {
+                let c = crate::embed::cosine(s, p);
+                let slot = &mut row[d.index()];
+                if c > *slot {
+                    *slot = c;
+                }
+            }
+            row
+        })
+        .collect()
+}
+
+/// The allowed categories worth offering, best first: for each user sentence whose best
+/// category (over the whole schema) is allowed, the allowed categories within `margin` of that
+/// best score and at least `min_similarity`; merged over sentences by their best score.
+pub fn shortlist(
+    schema: &Schema,
+    scores: &[Vec<f32>],
+    allowed: &DetailSet,
+    min_similarity: f32,
+    margin: f32,
+    max: usize,
+) -> Vec<Candidate> {
+    let mut best: Vec<Option<Candidate>> = vec![None; schema.details().len()];
+    for (si, row) in scores.iter().enumerate() {
+        let Some((top_d, top)) = row
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .map(|(i, &s)| (i, s))
+        else {
+            continue;
+        };
+        if !allowed.contains(schema.details()[top_d].id) || top < min_similarity {
+            continue;
+        }
+        for (di, &s) in row.iter().enumerate() {
+            let id = schema.details()[di].id;
+            if s >= min_similarity && s >= top - margin && allowed.contains(id) {
+                let c = Candidate {
+                    detail: id,
+                    score: s,
+                    sentence: si,
+                };
+                if best[di].is_none_or(|b| s > b.score) {
+                    best[di] = Some(c);
+                }
+            }
+        }
+    }
+    let mut out: Vec<Candidate> = best.into_iter().flatten().collect();
+    out.sort_by(|a, b| b.score.total_cmp(&a.score));
+    out.truncate(max);
+    out
+}
+
+const INSTRUCTIONS: &str = "\
+You are the long-term memory of an in-car voice assistant. Read a finished conversation and \
+write down the lasting preferences the USER reveals about themselves, using only the offered \
+categories. Only the user's own sentences (S1, S2, ...) count: what the assistant (A) says or \
+suggests is never the user's preference. A one-off request is not a preference unless the user \
+says it is what they like, want, need or usually do.
+Write one line per preference: `category: value (S<number of the user's sentence>)`, then `end`. \
+Use one of the category's known values when it fits, otherwise the user's own words. If the \
+user reveals no lasting preference in the offered categories, write `none`.
+";
+
+const EXAMPLES: &str = "\
+Example.
+Conversation:
+S1: It's a bit chilly in here.
+S2: I always like the cabin at 21 degrees.
+A: Setting the temperature to 21 degrees.
+Offered categories: preferred_temperature, seat_heating_preferences, fan_speed_preferences
+Preferences:
+preferred_temperature: 21 degree Celcius (S2)
+end
+
+Example.
+Conversation:
+S1: Can you tell me how long the drive to the airport takes?
+A: About 35 minutes. Would you like me to play some jazz on the way?
+S2: Sure, why not.
+Offered categories: favorite_genres, priority_for_shortest_time_or_shortest_distance
+Preferences:
+none
+
+Example.
+Conversation:
+S1: Find me somewhere to eat.
+A: There are a few places nearby. Any dietary needs?
+S2: Yes, I'm vegetarian, so please only show places with vegetarian dishes.
+S3: And I'll pay by card.
+Offered categories: dietary_preferences, preferred_payment_method, favorite_cuisine
+Preferences:
+dietary_preferences: Vegetarian (S2)
+preferred_payment_method: Card (S3)
+end
+";
+
+/// The shared, KV-cached part of every extraction prompt: instructions, the whole schema and
+/// worked examples. It does not depend on the user, so opted-out categories are removed from
+/// the grammar (and the offered list), not from here.
+pub fn prompt_prefix(schema: &Schema) -> String {
+    let mut p = String::from(INSTRUCTIONS);
+    p.push_str("\nCategories (key: meaning; known values):\n");
+    for d in schema.details() {
+        p.push_str(&format!("{}: {}", d.key, d.description));
+        if !d.attributes.is_empty() {
+            p.push_str(&format!(" Values: {}.", d.attributes.join(", ")));
+        }
+        p.push('\n');
+    }
+    p.push('\n');
+    p.push_str(EXAMPLES);
+    p.push('\n');
+    p
+}
+
+/// Replaces line breaks so that a turn stays on its line of the prompt.
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The request's own prompt: the conversation with numbered user sentences, and the offer.
+pub fn prompt(schema: &Schema, conversation: &Conversation, offered: &[Candidate]) -> String {
+    let mut p = String::from("Example.\nConversation:\n");
+    let mut n = 0;
+    for turn in conversation.turns() {
+        match turn.role {
+            Role::User => {
+                for s in crate::conversation::split_sentences(&turn.text) {
+                    n += 1;
+                    p.push_str(&format!("S{n}: {}\n", one_line(&s)));
+                }
+            }
+            Role::Assistant => {
+                let t = one_line(&turn.text);
+                if !t.is_empty() {
+                    p.push_str(&format!("A: {t}\n"));
+                }
+            }
+        }
+    }
+    let keys: Vec<&str> = offered
+        .iter()
+        .map(|c| schema.detail(c.detail).key.as_str())
+        .collect();
+    p.push_str(&format!(
+        "Offered categories: {}\nPreferences:\n",
+        keys.join(", ")
+    ));
+    p
+}
+
+/// Escapes a literal for a GBNF string.
+fn gbnf_literal(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            _ => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The grammar of an answer: `none`, or 1..=`max_prefs` lines over the offered categories
+/// (each with its known values or free text, and a user sentence number), then `end`.
+pub fn grammar(
+    schema: &Schema,
+    offered: &[Candidate],
+    n_sentences: usize,
+    max_prefs: usize,
+) -> String {
+    let mut g = String::new();
+    if offered.is_empty() || n_sentences == 0 {
+        g.push_str("root ::= \"none\\n\"\n");
+        return g;
+    }
+    g.push_str(&format!(
+        "root ::= \"none\\n\" | item{{1,{}}} \"end\\n\"\n",
+        max_prefs.max(1)
+    ));
+    let items: Vec<String> = (0..offered.len()).map(|i| format!("c{i}")).collect();
+    g.push_str(&format!("item ::= {}\n", items.join(" | ")));
+    for (i, c) in offered.iter().enumerate() {
+        let d = schema.detail(c.detail);
+        let mut values: Vec<String> = d.attributes.iter().map(|a| gbnf_literal(a)).collect();
+        values.push("free".into());
+        g.push_str(&format!(
+            "c{i} ::= {} \": \" ({}) \" (S\" sent \")\\n\"\n",
+            gbnf_literal(&d.key),
+            values.join(" | ")
+        ));
+    }
+    g.push_str("free ::= [^\\n()\"]{1,48}\n");
+    let sents: Vec<String> = (1..=n_sentences).map(|i| format!("\"{i}\"")).collect();
+    g.push_str(&format!("sent ::= {}\n", sents.join(" | ")));
+    g
+}
+
+/// Reads an answer back into schema types, checking again everything the grammar promised:
+/// offered category, non-empty value, an existing user sentence. Values equal to a known value
+/// (ignoring case) take the schema's spelling; repeated lines count once.
+/// `line_confidence[i]` is the model's confidence in line `i`.
+pub fn parse(
+    schema: &Schema,
+    answer: &str,
+    offered: &[Candidate],
+    sentences: &[String],
+    line_confidence: &[f32],
+) -> Result<Vec<Extracted>, ParseError> {
+    let err = |problem: String| ParseError {
+        answer: answer.to_string(),
+        problem,
+    };
+    let mut out: Vec<Extracted> = Vec::new();
+    let lines: Vec<&str> = answer
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    match lines.as_slice() {
+        ["none"] => return Ok(out),
+        [items @ .., "end"] if !items.is_empty() => {
+            for (i, line) in items.iter().enumerate() {
+                let (key, rest) = line
+                    .split_once(": ")
+                    .ok_or_else(|| err(format!("line {line:?} has no `category: value`")))?;
+                let detail = offered
+                    .iter()
+                    .map(|c| c.detail)
+                    .find(|&d| schema.detail(d).key == key)
+                    .ok_or_else(|| err(format!("category {key:?} was not offered")))?;
+                let open = rest
+                    .rfind(" (S")
+                    .ok_or_else(|| err(format!("line {line:?} names no sentence")))?;
+                let value = rest[..open].trim();
+                let num = rest[open + 3..]
+                    .strip_suffix(')')
+                    .and_then(|n| n.parse::<usize>().ok())
+                    .ok_or_else(|| err(format!("line {line:?} has a bad sentence number")))?;
+                if value.is_empty() {
+                    return Err(err(format!("line {line:?} has an empty value")));
+                }
+                let sentence = sentences
+                    .get(num.wrapping_sub(1))
+                    .ok_or_else(|| err(format!("there is no user sentence S{num}")))?;
+                let attribute = schema
+                    .canonical_attribute(detail, value)
+                    .unwrap_or(value)
+                    .to_string();
+                if out
+                    .iter()
+                    .any(|e| e.detail == detail && e.attribute == attribute)
+                {
+                    continue;
+                }
+                out.push(Extracted {
+                    detail,
+                    attribute,
+                    sentence: sentence.clone(),
+                    confidence: line_confidence.get(i).copied().unwrap_or(1.0),
+                });
+            }
+            Ok(out)
+        }
+        _ => Err(err(
+            "expected `none`, or preference lines followed by `end`".into(),
+        )),
+    }
+}
+
+/// Confidence per answer line: the product of the probabilities of the tokens that chose the
+/// line's category and value (the text before ` (S`), from the generation steps.
+pub fn line_confidences(steps: &[crate::llm::Step]) -> Vec<f32> {
+    let mut out = Vec::new();
+    let mut line = String::new();
+    let mut p = 1.0f32;
+    let mut counting = true;
+    for s in steps {
+        for (k, ch) in s.piece.char_indices() {
+            if ch == '\n' {
+                if line.trim() != "end" && line.trim() != "none" && !line.trim().is_empty() {
+                    out.push(p);
+                }
+                line.clear();
+                p = 1.0;
+                counting = true;
+                continue;
+            }
+            line.push(ch);
+            // The first character of a piece is where the model made this token's choice.
+            if k == 0 && counting {
+                p *= s.prob;
+            }
+            if line.ends_with(" (S") {
+                counting = false;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::Step;
+
+    fn cand(schema: &Schema, key: &str) -> Candidate {
+        Candidate {
+            detail: schema.detail_by_key(key).unwrap(),
+            score: 0.5,
+            sentence: 0,
+        }
+    }
+
+    #[test]
+    fn grammar_offers_only_the_shortlist() {
+        let s = Schema::embedded();
+        let offered = [cand(&s, "preferred_temperature")];
+        let g = grammar(&s, &offered, 3, 2);
+        assert!(g.contains("\"preferred_temperature\""));
+        assert!(g.contains("\"22 degree Celcius\""));
+        assert!(!g.contains("favorite_genres"));
+        assert!(g.contains("sent ::= \"1\" | \"2\" | \"3\""));
+        assert_eq!(grammar(&s, &[], 3, 2), "root ::= \"none\\n\"\n");
+    }
+
+    #[test]
+    fn answers_parse_into_schema_types() {
+        let s = Schema::embedded();
+        let offered = [
+            cand(&s, "preferred_temperature"),
+            cand(&s, "favorite_genres"),
+        ];
+        let sents = vec!["Hi.".to_string(), "Keep it at 22 please.".to_string()];
+        let got = parse(
+            &s,
+            "preferred_temperature: 22 DEGREE celcius (S2)\nfavorite_genres: synthwave (S1)\nend\n",
+            &offered,
+            &sents,
+            &[0.9, 0.4],
+        )
+        .unwrap();
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0].attribute, "22 degree Celcius");
+        assert_eq!(got[0].sentence, "Keep it at 22 please.");
+        assert_eq!(got[0].confidence, 0.9);
+        assert_eq!(got[1].attribute, "synthwave");
+        assert!(parse(&s, "none\n", &offered, &sents, &[])
+            .unwrap()
+            .is_empty());
+    }
+
+    #[test]
+    fn answers_outside_the_offer_are_rejected() {
+        let s = Schema::embedded();
+        let offered = [cand(&s, "preferred_temperature")];
+        let sents = vec!["Hi.".to_string()];
+        let e = |a: &str| parse(&s, a, &offered, &sents, &[]).unwrap_err().problem;
+        assert!(e("favorite_genres: Jazz (S1)\nend\n").contains("not offered"));
+        assert!(e("preferred_temperature: 22 (S2)\nend\n").contains("no user sentence S2"));
+        assert!(e("preferred_temperature: 22 (S1)\n").contains("expected"));
+        assert!(e("preferred_temperature:  (S1)\nend\n").contains("empty value"));
+    }
+
+    #[test]
+    fn shortlist_skips_sentences_about_disallowed_categories() {
+        let s = Schema::embedded();
+        let n = s.details().len();
+        let temp = s.detail_by_key("preferred_temperature").unwrap();
+        let fan = s.detail_by_key("fan_speed_preferences").unwrap();
+        let genres = s.detail_by_key("favorite_genres").unwrap();
+        let mut row = vec![0.0f32; n];
+        row[temp.index()] = 0.8;
+        row[fan.index()] = 0.75;
+        row[genres.index()] = 0.2;
+        let all = s.all_details();
+        let got = shortlist(&s, &[row.clone()], &all, 0.3, 0.1, 3);
+        assert_eq!(
+            got.iter().map(|c| c.detail).collect::<Vec<_>>(),
+            vec![temp, fan]
+        );
+        // Opting out of the best category silences the sentence entirely.
+        let mut allowed = all.clone();
+        allowed.remove(temp);
+        assert!(shortlist(&s, &[row], &allowed, 0.3, 0.1, 3).is_empty());
+    }
+
+    #[test]
+    fn confidence_counts_the_choice_tokens_of_each_line() {
+        let st = |p: &str, prob: f32| Step {
+            piece: p.into(),
+            prob,
+        };
+        let steps = [
+            st("preferred", 0.5),
+            st("_temperature", 1.0),
+            st(": 2", 1.0),
+            st("2 degree", 0.8),
+            st(" Celcius (S", 1.0),
+            st("2", 0.1),
+            st(")\n", 1.0),
+            st("end\n", 0.9),
+        ];
+        let c = line_confidences(&steps);
+        assert_eq!(c.len(), 1);
+        assert!((c[0] - 0.4).abs() < 1e-6, "{c:?}");
+    }
+}

@@ -1,0 +1,258 @@
+//! Maintenance (CarMem §3.2): an incoming preference against what the user already has in the
+//! same detail category. Nothing stored → a new preference, without asking the model. Otherwise
+//! the LLM answers under a grammar `pass <id>`, `update <id>` or `append`, where the ids are
+//! restricted to the preferences shown and `append` exists only for multi-valued categories.
+
+use crate::pref::{Maintenance, Preference, PreferenceId};
+use crate::schema::{Cardinality, Detail};
+
+/// Why a maintenance answer could not be read (the grammar should make this impossible).
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("unreadable maintenance answer {answer:?}: {problem}")]
+pub struct ParseError {
+    pub answer: String,
+    pub problem: String,
+}
+
+const INSTRUCTIONS: &str = "\
+You keep the memory of an in-car voice assistant up to date. The user just revealed a \
+preference (New). Compare it with the user's stored preferences of the same category and \
+answer with exactly one of:
+pass <id>: New says the same as stored preference <id>; keep the stored one.
+update <id>: New changes, contradicts or negates stored preference <id>; replace it.
+append: New is one more value beside the stored ones and contradicts none of them (only where the category holds several values).
+";
+
+const EXAMPLES: &str = "\
+Example.
+Category: favorite_cuisine (holds several values)
+Stored:
+[4] Italian: \"I love Italian food.\"
+New: Italian: \"Let's get some Italian again tonight.\"
+Answer: pass 4
+
+Example.
+Category: preferred_temperature (holds one value)
+Stored:
+[7] 20 degree Celcius: \"I like it at 20 degrees.\"
+New: 23 degree Celcius: \"Make it 23 degrees, that's how I like it now.\"
+Answer: update 7
+
+Example.
+Category: favorite_genres (holds several values)
+Stored:
+[2] Rock: \"Rock is my favourite.\"
+New: Jazz: \"I also enjoy jazz a lot.\"
+Answer: append
+
+Example.
+Category: dietary_preferences (holds several values)
+Stored:
+[9] Vegan: \"I eat vegan.\"
+[11] Nut Allergies: \"I'm allergic to nuts.\"
+New: Vegan: \"I don't eat vegan anymore, show me all restaurants.\"
+Answer: update 9
+";
+
+/// The shared, KV-cached part of every maintenance prompt.
+pub fn prompt_prefix() -> String {
+    format!("{INSTRUCTIONS}\n{EXAMPLES}\n")
+}
+
+fn quote(s: &str) -> String {
+    s.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace('"', "'")
+}
+
+/// The request's own prompt: the category, the stored preferences and the new one.
+pub fn prompt(detail: &Detail, stored: &[Preference], attribute: &str, sentence: &str) -> String {
+    let holds = match detail.cardinality {
+        Cardinality::Single => "holds one value",
+        Cardinality::Multiple => "holds several values",
+    };
+    let mut p = format!("Example.\nCategory: {} ({holds})\nStored:\n", detail.key);
+    for s in stored {
+        let last = s.sentences.last().map(String::as_str).unwrap_or("");
+        p.push_str(&format!(
+            "[{}] {}: \"{}\"\n",
+            s.id,
+            quote(&s.attribute),
+            quote(last)
+        ));
+    }
+    p.push_str(&format!(
+        "New: {}: \"{}\"\nAnswer:",
+        quote(attribute),
+        quote(sentence)
+    ));
+    p
+}
+
+/// The operations the grammar offers for one incoming preference. The schema and the values
+/// narrow them before the model is asked: a stored preference with the same value can be
+/// confirmed (`pass`) or negated (`update`); a different value in a single-value category can
+/// only replace the stored one; in a multi-value category it is either one more value
+/// (`append`) or replaces one of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    pub pass: Vec<PreferenceId>,
+    pub update: Vec<PreferenceId>,
+    pub append: bool,
+}
+
+impl Options {
+    pub fn new(
+        cardinality: Cardinality,
+        stored: &[Preference],
+        attribute: &str,
+        sentence: &str,
+    ) -> Options {
+        let same: Vec<PreferenceId> = stored
+            .iter()
+            .filter(|p| p.attribute.trim().eq_ignore_ascii_case(attribute.trim()))
+            .map(|p| p.id)
+            .collect();
+        // The very sentence already stored as evidence is not news: it confirms, nothing else.
+        if let Some(p) = stored.iter().find(|p| {
+            same.contains(&p.id) && p.sentences.iter().any(|s| s.trim() == sentence.trim())
+        }) {
+            return Options {
+                pass: vec![p.id],
+                update: Vec::new(),
+                append: false,
+            };
+        }
+        if !same.is_empty() {
+            return Options {
+                pass: same.clone(),
+                update: same,
+                append: false,
+            };
+        }
+        Options {
+            pass: Vec::new(),
+            update: stored.iter().map(|p| p.id).collect(),
+            append: cardinality == Cardinality::Multiple,
+        }
+    }
+
+    /// The decision when there is only one possible answer.
+    pub fn forced(&self) -> Option<Maintenance> {
+        match (self.pass.as_slice(), self.update.as_slice(), self.append) {
+            ([], [id], false) => Some(Maintenance::Update(*id)),
+            ([], [], true) => Some(Maintenance::Append),
+            ([id], [], false) => Some(Maintenance::Pass(*id)),
+            _ => None,
+        }
+    }
+
+    /// The grammar of an answer.
+    pub fn grammar(&self) -> String {
+        let ids = |v: &[PreferenceId]| {
+            v.iter()
+                .map(|id| format!("\"{id}\""))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        };
+        let mut alts = Vec::new();
+        if !self.pass.is_empty() {
+            alts.push(format!("\" pass \" ({})", ids(&self.pass)));
+        }
+        if !self.update.is_empty() {
+            alts.push(format!("\" update \" ({})", ids(&self.update)));
+        }
+        if self.append {
+            alts.push("\" append\"".to_string());
+        }
+        format!("root ::= ({}) \"\\n\"\n", alts.join(" | "))
+    }
+
+    /// Reads an answer back, checking it is one of the offered operations.
+    pub fn parse(&self, answer: &str) -> Result<Maintenance, ParseError> {
+        let err = |problem: &str| ParseError {
+            answer: answer.to_string(),
+            problem: problem.to_string(),
+        };
+        let a = answer.trim();
+        if a == "append" {
+            return if self.append {
+                Ok(Maintenance::Append)
+            } else {
+                Err(err("append was not offered"))
+            };
+        }
+        let (op, id) = a
+            .split_once(' ')
+            .ok_or_else(|| err("expected `pass <id>`, `update <id>` or `append`"))?;
+        let id = id
+            .parse::<u64>()
+            .map(PreferenceId)
+            .map_err(|_| err("bad id"))?;
+        match op {
+            "pass" if self.pass.contains(&id) => Ok(Maintenance::Pass(id)),
+            "update" if self.update.contains(&id) => Ok(Maintenance::Update(id)),
+            _ => Err(err("that operation on that id was not offered")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pref::{Millis, Status, UserId};
+    use crate::schema::Schema;
+
+    fn stored(id: u64, attribute: &str) -> Preference {
+        let s = Schema::embedded();
+        Preference {
+            id: PreferenceId(id),
+            user: UserId::new("u").unwrap(),
+            detail: s.detail_by_key("favorite_genres").unwrap(),
+            attribute: attribute.into(),
+            sentences: vec!["I like it.".into()],
+            status: Status::Active,
+            confidence: 1.0,
+            created: Millis(0),
+            updated: Millis(0),
+            last_recalled: None,
+        }
+    }
+
+    #[test]
+    fn options_follow_values_and_cardinality() {
+        let st = [stored(3, "Rock"), stored(12, "Jazz")];
+        let same = Options::new(Cardinality::Multiple, &st, "jazz", "Jazz again.");
+        assert_eq!(same.pass, vec![PreferenceId(12)]);
+        assert_eq!(same.update, vec![PreferenceId(12)]);
+        assert!(!same.append);
+        assert_eq!(same.forced(), None);
+        let other = Options::new(Cardinality::Multiple, &st, "Pop", "Pop.");
+        assert!(other.pass.is_empty() && other.append);
+        assert_eq!(other.update.len(), 2);
+        let single = Options::new(Cardinality::Single, &st[..1], "Pop", "Pop.");
+        assert_eq!(single.forced(), Some(Maintenance::Update(PreferenceId(3))));
+        let repeated = Options::new(Cardinality::Multiple, &st, "Rock", "I like it.");
+        assert_eq!(repeated.forced(), Some(Maintenance::Pass(PreferenceId(3))));
+    }
+
+    #[test]
+    fn grammar_and_parse_accept_only_the_offer() {
+        let st = [stored(3, "Rock")];
+        let o = Options::new(Cardinality::Multiple, &st, "Rock", "Rock on.");
+        let g = o.grammar();
+        assert!(g.contains("\" pass \" (\"3\")"), "{g}");
+        assert!(!g.contains("append"));
+        assert_eq!(o.parse(" pass 3\n"), Ok(Maintenance::Pass(PreferenceId(3))));
+        assert_eq!(
+            o.parse(" update 3\n"),
+            Ok(Maintenance::Update(PreferenceId(3)))
+        );
+        assert!(o.parse(" append\n").is_err());
+        assert!(o.parse(" pass 4\n").is_err());
+        let m = Options::new(Cardinality::Multiple, &st, "Jazz", "Jazz.");
+        assert_eq!(m.parse(" append\n"), Ok(Maintenance::Append));
+        assert!(m.parse(" pass 3\n").is_err());
+    }
+}

@@ -1,0 +1,852 @@
+//! The memory of one data directory: extraction, maintenance and recall over the store (redb,
+//! the source of truth) and the vector index (usearch, derived from it).
+//!
+//! **Invariant:** only this module writes to the store and the index. Every change is
+//! committed to redb first, in one transaction; the index follows. The index file carries a
+//! fingerprint of the store state it reflects; when it is missing, unreadable or out of step
+//! (a crash between the two writes), opening rebuilds it from redb.
+
+pub mod extract;
+pub mod maintain;
+
+use std::collections::{BTreeSet, HashSet};
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::time::Instant;
+
+use crate::config::Config;
+use crate::conversation::{Conversation, ConversationError};
+use crate::embed::{EmbedError, Embedder, EMBED_DIM};
+use crate::index::{IndexError, VectorIndex};
+use crate::llm::{Llm, LlmError, Request};
+use crate::pref::{
+    HistoryEntry, Maintenance, Millis, Operation, Preference, PreferenceId, Status, UserId,
+};
+use crate::schema::{CategoryRef, DetailId, DetailSet, Schema, SchemaError};
+use crate::store::{Change, Store, StoreError};
+use crate::worker::{Worker, WorkerError};
+
+pub use extract::{Candidate, Extracted};
+
+/// File names inside a data directory.
+pub const STORE_FILE: &str = "glovebox.redb";
+pub const INDEX_FILE: &str = "index.usearch";
+pub const INDEX_STATE_FILE: &str = "index.state";
+
+/// Most sentences kept as evidence on one preference (the oldest are dropped first).
+pub const MAX_SENTENCES: usize = 8;
+
+/// Errors of the memory layer: each says what was wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum MemoryError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Index(#[from] IndexError),
+    #[error(transparent)]
+    Embed(#[from] EmbedError),
+    #[error(transparent)]
+    Llm(#[from] LlmError),
+    #[error(transparent)]
+    Worker(#[from] WorkerError),
+    #[error(transparent)]
+    Conversation(#[from] ConversationError),
+    #[error(transparent)]
+    Schema(#[from] SchemaError),
+    #[error(transparent)]
+    Extraction(#[from] extract::ParseError),
+    #[error(transparent)]
+    Maintenance(#[from] maintain::ParseError),
+    #[error(transparent)]
+    User(#[from] crate::pref::InvalidUserId),
+    #[error("user {user} has no preference with id {id}")]
+    NotFound { user: String, id: PreferenceId },
+    #[error("cannot use data directory {path}: {source}")]
+    DataDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// The result of extraction on one conversation.
+#[derive(Debug, Clone)]
+pub struct Extraction {
+    /// The categories the embedder offered, best first.
+    pub offered: Vec<Candidate>,
+    pub items: Vec<Extracted>,
+    /// The LLM's raw answer (empty when nothing was offered and the model was not asked).
+    pub answer: String,
+    pub ms: f64,
+}
+
+/// What remembering one extracted preference did.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub extracted: Extracted,
+    pub op: Maintenance,
+    /// The stored preference after the operation.
+    pub preference: Preference,
+    /// The stored preference the operation replaced (update) or confirmed (pass).
+    pub previous: Option<Preference>,
+}
+
+/// One recalled preference.
+#[derive(Debug, Clone)]
+pub struct Recalled {
+    pub preference: Preference,
+    /// Cosine similarity to the utterance.
+    pub score: f32,
+}
+
+/// A preference to store as it is, without extraction or maintenance (import, evaluation).
+#[derive(Debug, Clone)]
+pub struct NewPreference {
+    pub detail: DetailId,
+    pub attribute: String,
+    pub sentences: Vec<String>,
+}
+
+/// What `forget` removes.
+#[derive(Debug, Clone, Copy)]
+pub enum ForgetWhat {
+    One(PreferenceId),
+    Category(CategoryRef),
+    All,
+}
+
+struct IndexState {
+    index: VectorIndex,
+    /// XOR of the hashes of every stored (id, updated): order-free, so it is kept up to date
+    /// change by change and compared in full at open.
+    fingerprint: u64,
+}
+
+/// The models one process runs, loaded once and shared by every [`Memory`] it opens (the
+/// eval harness opens a fresh memory per user; tests open many).
+pub struct Models {
+    cfg: Config,
+    schema: Arc<Schema>,
+    embedder: Worker<Embedder>,
+    llm: OnceLock<Llm>,
+    prototypes: OnceLock<Arc<Vec<(DetailId, Vec<f32>)>>>,
+    extract_prefix: Arc<str>,
+    maintain_prefix: Arc<str>,
+}
+
+impl Models {
+    /// Loads the schema and the embedder; the LLM is loaded on first use (recall does not need
+    /// it), or now with [`Models::load_llm`].
+    pub fn load(cfg: &Config) -> Result<Arc<Models>, MemoryError> {
+        let schema = Arc::new(match &cfg.schema {
+            Some(p) => Schema::load(p)?,
+            None => Schema::embedded(),
+        });
+        let emb_path = cfg.embedder_path();
+        let embedder = Worker::spawn("embedder", cfg.server.queue.max(64), move || {
+            Embedder::load(&emb_path).map_err(MemoryError::from)
+        })?;
+        Ok(Arc::new(Models {
+            cfg: cfg.clone(),
+            extract_prefix: extract::prompt_prefix(&schema).into(),
+            maintain_prefix: maintain::prompt_prefix().into(),
+            schema,
+            embedder,
+            llm: OnceLock::new(),
+            prototypes: OnceLock::new(),
+        }))
+    }
+
+    pub fn schema(&self) -> &Arc<Schema> {
+        &self.schema
+    }
+
+    /// The LLM, loading it on first use.
+    pub fn load_llm(&self) -> Result<&Llm, MemoryError> {
+        if let Some(l) = self.llm.get() {
+            return Ok(l);
+        }
+        let l = Llm::spawn(&self.cfg.llm_path(), &self.cfg.llm, self.cfg.server.queue)?;
+        Ok(self.llm.get_or_init(|| l))
+    }
+
+    /// Loads the LLM and evaluates the prompt prefixes now, so that the first request does not
+    /// pay for them.
+    pub fn warm_up(&self) -> Result<(), MemoryError> {
+        self.prototypes()?;
+        let llm = self.load_llm()?;
+        for prefix in [&self.extract_prefix, &self.maintain_prefix] {
+            llm.complete(Request {
+                prefix: prefix.clone(),
+                prompt: "\n".into(),
+                grammar: "root ::= \"none\\n\"\n".into(),
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Embeds texts on the embedder's thread.
+    pub fn embed(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, MemoryError> {
+        Ok(self.embedder.call(move |e| {
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            e.embed(&refs)
+        })??)
+    }
+
+    /// [`Models::embed`] for async callers.
+    pub async fn embed_async(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, MemoryError> {
+        Ok(self
+            .embedder
+            .call_async(move |e| {
+                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+                e.embed(&refs)
+            })
+            .await??)
+    }
+
+    fn prototypes(&self) -> Result<Arc<Vec<(DetailId, Vec<f32>)>>, MemoryError> {
+        if let Some(p) = self.prototypes.get() {
+            return Ok(p.clone());
+        }
+        let texts = extract::prototype_texts(&self.schema);
+        let vecs = self.embed(texts.iter().map(|(_, t)| t.clone()).collect())?;
+        let protos: Vec<(DetailId, Vec<f32>)> =
+            texts.into_iter().map(|(d, _)| d).zip(vecs).collect();
+        Ok(self.prototypes.get_or_init(|| Arc::new(protos)).clone())
+    }
+
+    /// Extracts preferences from a conversation within the allowed categories. Stores nothing.
+    pub fn extract(
+        &self,
+        conversation: &Conversation,
+        allowed: &DetailSet,
+    ) -> Result<Extraction, MemoryError> {
+        let t0 = Instant::now();
+        let sentences = conversation.user_sentences();
+        let protos = self.prototypes()?;
+        let vecs = self.embed(sentences.clone())?;
+        let scores = extract::sentence_scores(&self.schema, &protos, &vecs);
+        let x = &self.cfg.extraction;
+        let offered = extract::shortlist(
+            &self.schema,
+            &scores,
+            allowed,
+            x.min_similarity,
+            x.margin,
+            x.shortlist,
+        );
+        if offered.is_empty() {
+            return Ok(Extraction {
+                offered,
+                items: Vec::new(),
+                answer: String::new(),
+                ms: t0.elapsed().as_secs_f64() * 1e3,
+            });
+        }
+        let llm = self.load_llm()?;
+        let completion = llm.complete(Request {
+            prefix: self.extract_prefix.clone(),
+            prompt: extract::prompt(&self.schema, conversation, &offered),
+            grammar: extract::grammar(&self.schema, &offered, sentences.len(), x.max_preferences),
+        })?;
+        let conf = extract::line_confidences(&completion.steps);
+        let items = extract::parse(&self.schema, &completion.text, &offered, &sentences, &conf)?;
+        Ok(Extraction {
+            offered,
+            items,
+            answer: completion.text,
+            ms: t0.elapsed().as_secs_f64() * 1e3,
+        })
+    }
+}
+
+/// The memory runtime of one data directory.
+pub struct Memory {
+    cfg: Config,
+    models: Arc<Models>,
+    schema: Arc<Schema>,
+    dir: PathBuf,
+    store: Store,
+    index: Mutex<IndexState>,
+    /// Serialises read-decide-write sequences on the store (maintenance reads what it replaces).
+    write: Mutex<()>,
+    /// Set when the index had to be rebuilt at open.
+    rebuilt: bool,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while holding the lock leaves plain data behind; keep serving.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn pref_hash(p: &Preference) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (p.id.0, p.updated.0).hash(&mut h);
+    h.finish()
+}
+
+impl Memory {
+    /// Opens (creating if needed) the data directory with freshly loaded models.
+    pub fn open(dir: &Path, cfg: Config) -> Result<Memory, MemoryError> {
+        let models = Models::load(&cfg)?;
+        Memory::open_with(dir, cfg, models)
+    }
+
+    /// Opens (creating if needed) the data directory: the store and the index, rebuilding the
+    /// index from the store when it is missing or out of step.
+    pub fn open_with(dir: &Path, cfg: Config, models: Arc<Models>) -> Result<Memory, MemoryError> {
+        std::fs::create_dir_all(dir).map_err(|source| MemoryError::DataDir {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let schema = models.schema.clone();
+        let store = Store::open(&dir.join(STORE_FILE), schema.clone())?;
+        let mut m = Memory {
+            cfg,
+            models,
+            schema,
+            dir: dir.to_path_buf(),
+            store,
+            index: Mutex::new(IndexState {
+                index: VectorIndex::new(EMBED_DIM)?,
+                fingerprint: 0,
+            }),
+            write: Mutex::new(()),
+            rebuilt: false,
+        };
+        m.rebuilt = m.reconcile_index()?;
+        Ok(m)
+    }
+
+    pub fn models(&self) -> &Arc<Models> {
+        &self.models
+    }
+
+    pub fn schema(&self) -> &Arc<Schema> {
+        &self.schema
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    pub fn data_dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Whether opening had to rebuild the vector index from the store.
+    pub fn index_was_rebuilt(&self) -> bool {
+        self.rebuilt
+    }
+
+    /// Number of vectors in the index.
+    pub fn index_len(&self) -> usize {
+        lock(&self.index).index.len()
+    }
+
+    fn embed(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, MemoryError> {
+        self.models.embed(texts)
+    }
+
+    fn load_llm(&self) -> Result<&Llm, MemoryError> {
+        self.models.load_llm()
+    }
+
+    /// The text a preference is embedded from: "detail category: attribute. sentences".
+    pub fn embedding_text(&self, p: &Preference) -> String {
+        format!(
+            "{}: {}. {}",
+            self.schema.detail(p.detail).name,
+            p.attribute,
+            p.sentences.join(" ")
+        )
+    }
+
+    // ---- index upkeep ----
+
+    fn index_paths(&self) -> (PathBuf, PathBuf) {
+        (self.dir.join(INDEX_FILE), self.dir.join(INDEX_STATE_FILE))
+    }
+
+    /// Loads the index if it reflects the store, otherwise rebuilds it. Returns whether it rebuilt.
+    fn reconcile_index(&mut self) -> Result<bool, MemoryError> {
+        let prefs = self.store.all()?;
+        let fingerprint = prefs.iter().fold(0u64, |f, p| f ^ pref_hash(p));
+        let ids: BTreeSet<u64> = prefs.iter().map(|p| p.id.0).collect();
+        let (index_path, state_path) = self.index_paths();
+        let saved_fp = std::fs::read_to_string(&state_path)
+            .ok()
+            .and_then(|s| s.trim().parse::<u64>().ok());
+        if saved_fp == Some(fingerprint) && index_path.exists() {
+            match VectorIndex::load(&index_path, EMBED_DIM) {
+                Ok(index) if index.keys() == ids => {
+                    *lock(&self.index) = IndexState { index, fingerprint };
+                    return Ok(false);
+                }
+                Ok(_) => tracing::warn!("index keys differ from the store: rebuilding"),
+                Err(e) => tracing::warn!("cannot load the index ({e}): rebuilding"),
+            }
+        } else if index_path.exists() || !prefs.is_empty() {
+            tracing::warn!("index is missing or out of step with the store: rebuilding");
+        }
+        let mut index = VectorIndex::new(EMBED_DIM)?;
+        for chunk in prefs.chunks(64) {
+            let vecs = self.embed(chunk.iter().map(|p| self.embedding_text(p)).collect())?;
+            for (p, v) in chunk.iter().zip(vecs) {
+                index.add(p.id.0, &v)?;
+            }
+        }
+        let mut st = IndexState { index, fingerprint };
+        self.save_index(&mut st)?;
+        *lock(&self.index) = st;
+        Ok(!prefs.is_empty() || saved_fp.is_some())
+    }
+
+    fn save_index(&self, st: &mut IndexState) -> Result<(), MemoryError> {
+        let (index_path, state_path) = self.index_paths();
+        st.index.save(&index_path)?;
+        let tmp = state_path.with_extension("state.tmp");
+        let io = |source| MemoryError::DataDir {
+            path: state_path.clone(),
+            source,
+        };
+        std::fs::write(&tmp, st.fingerprint.to_string()).map_err(io)?;
+        std::fs::rename(&tmp, &state_path).map_err(io)?;
+        Ok(())
+    }
+
+    /// Commits `changes` to the store, then brings the index in step: `added` preferences are
+    /// (re)embedded, `removed` ones dropped. Embedding happens before the commit, so a failure
+    /// there leaves everything as it was.
+    fn commit(
+        &self,
+        changes: Vec<Change>,
+        added: &[Preference],
+        removed: &[Preference],
+    ) -> Result<(), MemoryError> {
+        let vecs = if added.is_empty() {
+            Vec::new()
+        } else {
+            self.embed(added.iter().map(|p| self.embedding_text(p)).collect())?
+        };
+        self.store.apply(changes)?;
+        let mut st = lock(&self.index);
+        for p in removed {
+            st.index.remove(p.id.0)?;
+            st.fingerprint ^= pref_hash(p);
+        }
+        for (p, v) in added.iter().zip(vecs) {
+            st.index.add(p.id.0, &v)?;
+            st.fingerprint ^= pref_hash(p);
+        }
+        self.save_index(&mut st)
+    }
+
+    // ---- extraction and maintenance ----
+
+    /// The details a user allows: the schema minus their opt-outs.
+    pub fn allowed(&self, user: &UserId) -> Result<DetailSet, MemoryError> {
+        let mut allowed = self.schema.all_details();
+        for key in self.store.optouts(user)? {
+            if let Ok(r) = self.schema.resolve(&key) {
+                for d in self.schema.details_of(r) {
+                    allowed.remove(d);
+                }
+            }
+        }
+        Ok(allowed)
+    }
+
+    /// Extracts preferences from a conversation within the allowed categories. Stores nothing.
+    pub fn extract(
+        &self,
+        conversation: &Conversation,
+        allowed: &DetailSet,
+    ) -> Result<Extraction, MemoryError> {
+        self.models.extract(conversation, allowed)
+    }
+
+    /// Decides what an incoming preference does to the user's stored ones in its category.
+    pub fn decide(
+        &self,
+        user: &UserId,
+        incoming: &Extracted,
+    ) -> Result<(Maintenance, Vec<Preference>), MemoryError> {
+        let stored = self.store.in_category(user, incoming.detail)?;
+        if stored.is_empty() {
+            return Ok((Maintenance::New, stored));
+        }
+        let detail = self.schema.detail(incoming.detail);
+        let options = maintain::Options::new(
+            detail.cardinality,
+            &stored,
+            &incoming.attribute,
+            &incoming.sentence,
+        );
+        if let Some(op) = options.forced() {
+            return Ok((op, stored));
+        }
+        let llm = self.load_llm()?;
+        let completion = llm.complete(Request {
+            prefix: self.models.maintain_prefix.clone(),
+            prompt: maintain::prompt(detail, &stored, &incoming.attribute, &incoming.sentence),
+            grammar: options.grammar(),
+        })?;
+        let op = options.parse(&completion.text)?;
+        Ok((op, stored))
+    }
+
+    /// Maintains one incoming preference against the store and applies the decision.
+    pub fn maintain(&self, user: &UserId, incoming: &Extracted) -> Result<Outcome, MemoryError> {
+        let _w = lock(&self.write);
+        let (op, stored) = self.decide(user, incoming)?;
+        let now = Millis::now();
+        let status = if incoming.confidence < self.cfg.extraction.confirm_below {
+            Status::Pending
+        } else {
+            Status::Active
+        };
+        let fresh = |id: PreferenceId| Preference {
+            id,
+            user: user.clone(),
+            detail: incoming.detail,
+            attribute: incoming.attribute.clone(),
+            sentences: vec![incoming.sentence.clone()],
+            status,
+            confidence: incoming.confidence,
+            created: now,
+            updated: now,
+            last_recalled: None,
+        };
+        let history = |op, before: Option<&Preference>, after: &Preference| {
+            Change::History(
+                user.clone(),
+                HistoryEntry {
+                    time: now,
+                    op,
+                    category: self.schema.detail(incoming.detail).key.clone(),
+                    before: before.cloned(),
+                    after: Some(after.clone()),
+                    sentence: Some(incoming.sentence.clone()),
+                },
+            )
+        };
+        let find = |id: PreferenceId| stored.iter().find(|p| p.id == id).cloned();
+        let (after, previous, changes, removed) = match op {
+            Maintenance::New | Maintenance::Append => {
+                let p = fresh(self.store.allocate_ids(1)?[0]);
+                let changes = vec![Change::Put(p.clone()), history(Operation::Append, None, &p)];
+                (p, None, changes, Vec::new())
+            }
+            Maintenance::Pass(id) => {
+                let before = find(id).expect("maintenance ids are among the stored");
+                let mut p = before.clone();
+                if !p.sentences.contains(&incoming.sentence) {
+                    p.sentences.push(incoming.sentence.clone());
+                    if p.sentences.len() > MAX_SENTENCES {
+                        p.sentences.remove(0);
+                    }
+                }
+                p.updated = now;
+                let changes = vec![
+                    Change::Put(p.clone()),
+                    history(Operation::Pass, Some(&before), &p),
+                ];
+                (p, Some(before.clone()), changes, vec![before])
+            }
+            Maintenance::Update(id) => {
+                let before = find(id).expect("maintenance ids are among the stored");
+                let p = fresh(self.store.allocate_ids(1)?[0]);
+                let changes = vec![
+                    Change::Delete(before.id),
+                    Change::Put(p.clone()),
+                    history(Operation::Update, Some(&before), &p),
+                ];
+                (p, Some(before.clone()), changes, vec![before])
+            }
+        };
+        self.commit(changes, std::slice::from_ref(&after), &removed)?;
+        Ok(Outcome {
+            extracted: incoming.clone(),
+            op,
+            preference: after,
+            previous,
+        })
+    }
+
+    /// Extracts preferences from a finished conversation and maintains each against the store.
+    pub fn remember(
+        &self,
+        user: &UserId,
+        conversation: &Conversation,
+    ) -> Result<Vec<Outcome>, MemoryError> {
+        let allowed = self.allowed(user)?;
+        let extraction = self.extract(conversation, &allowed)?;
+        extraction
+            .items
+            .iter()
+            .map(|e| self.maintain(user, e))
+            .collect()
+    }
+
+    /// Stores preferences as they are (no extraction, no maintenance), each as a new
+    /// preference recorded in history as an import. Returns them in the order given.
+    pub fn import(
+        &self,
+        user: &UserId,
+        prefs: Vec<NewPreference>,
+    ) -> Result<Vec<Preference>, MemoryError> {
+        let _w = lock(&self.write);
+        let now = Millis::now();
+        let ids = self.store.allocate_ids(prefs.len())?;
+        let stored: Vec<Preference> = prefs
+            .into_iter()
+            .zip(ids)
+            .map(|(n, id)| Preference {
+                id,
+                user: user.clone(),
+                detail: n.detail,
+                attribute: n.attribute,
+                sentences: n.sentences,
+                status: Status::Active,
+                confidence: 1.0,
+                created: now,
+                updated: now,
+                last_recalled: None,
+            })
+            .collect();
+        let mut changes = Vec::new();
+        for p in &stored {
+            changes.push(Change::Put(p.clone()));
+            changes.push(Change::History(
+                user.clone(),
+                HistoryEntry {
+                    time: now,
+                    op: Operation::Import,
+                    category: self.schema.detail(p.detail).key.clone(),
+                    before: None,
+                    after: Some(p.clone()),
+                    sentence: None,
+                },
+            ));
+        }
+        self.commit(changes, &stored, &[])?;
+        Ok(stored)
+    }
+
+    // ---- recall ----
+
+    /// The user's `k` active preferences most relevant to an utterance, best first.
+    pub fn recall(
+        &self,
+        user: &UserId,
+        text: &str,
+        k: usize,
+    ) -> Result<Vec<Recalled>, MemoryError> {
+        let query = self
+            .embed(vec![text.to_string()])?
+            .pop()
+            .unwrap_or_default();
+        self.recall_vector(user, &query, k)
+    }
+
+    /// [`Memory::recall`] with the utterance already embedded.
+    pub fn recall_vector(
+        &self,
+        user: &UserId,
+        query: &[f32],
+        k: usize,
+    ) -> Result<Vec<Recalled>, MemoryError> {
+        let prefs = self.store.list(user)?;
+        let active: HashSet<u64> = prefs
+            .iter()
+            .filter(|p| p.status == Status::Active)
+            .map(|p| p.id.0)
+            .collect();
+        if active.is_empty() {
+            return Ok(Vec::new());
+        }
+        let hits = lock(&self.index)
+            .index
+            .search(query, k, |key| active.contains(&key))?;
+        let mut out = Vec::with_capacity(hits.len());
+        for (key, score) in hits {
+            if let Some(p) = prefs.iter().find(|p| p.id.0 == key) {
+                out.push(Recalled {
+                    preference: p.clone(),
+                    score,
+                });
+            }
+        }
+        self.touch(&out);
+        Ok(out)
+    }
+
+    /// Records when preferences were last recalled (for retention), at most once a day each so
+    /// that recall stays read-mostly. Skipped when a write is under way (recall never waits
+    /// behind maintenance); a failure here never fails the recall.
+    fn touch(&self, recalled: &[Recalled]) {
+        const DAY_MS: u64 = 24 * 3600 * 1000;
+        let now = Millis::now();
+        let stale = |p: &Preference| p.last_recalled.is_none_or(|t| t.0 + DAY_MS < now.0);
+        if !recalled.iter().any(|r| stale(&r.preference)) {
+            return;
+        }
+        let Ok(_w) = self.write.try_lock() else {
+            return;
+        };
+        // Re-read under the lock: the copies in `recalled` may be older than the store.
+        let mut changes = Vec::new();
+        for r in recalled {
+            if let Ok(Some(mut p)) = self.store.get(r.preference.id) {
+                if stale(&p) {
+                    p.last_recalled = Some(now);
+                    changes.push(Change::Put(p));
+                }
+            }
+        }
+        if let Err(e) = self.store.apply(changes) {
+            tracing::warn!("cannot record recall times: {e}");
+        }
+    }
+
+    // ---- listing, forgetting, opting out ----
+
+    pub fn list(&self, user: &UserId) -> Result<Vec<Preference>, MemoryError> {
+        Ok(self.store.list(user)?)
+    }
+
+    pub fn history(&self, user: &UserId) -> Result<Vec<HistoryEntry>, MemoryError> {
+        Ok(self.store.history(user)?)
+    }
+
+    /// Forgets preferences; returns those removed.
+    pub fn forget(&self, user: &UserId, what: ForgetWhat) -> Result<Vec<Preference>, MemoryError> {
+        let _w = lock(&self.write);
+        let now = Millis::now();
+        match what {
+            ForgetWhat::All => {
+                let prefs = self.store.list(user)?;
+                self.store.forget_user(user)?;
+                let mut st = lock(&self.index);
+                for p in &prefs {
+                    st.index.remove(p.id.0)?;
+                    st.fingerprint ^= pref_hash(p);
+                }
+                self.save_index(&mut st)?;
+                Ok(prefs)
+            }
+            ForgetWhat::One(id) => {
+                let p = self
+                    .store
+                    .get(id)?
+                    .filter(|p| &p.user == user)
+                    .ok_or_else(|| MemoryError::NotFound {
+                        user: user.to_string(),
+                        id,
+                    })?;
+                self.delete(user, vec![p], Operation::Forget, now)
+            }
+            ForgetWhat::Category(r) => {
+                let mut prefs = Vec::new();
+                for d in self.schema.details_of(r) {
+                    prefs.extend(self.store.in_category(user, d)?);
+                }
+                self.delete(user, prefs, Operation::Forget, now)
+            }
+        }
+    }
+
+    /// Deletes preferences, recording the operation in history without their contents: what
+    /// was forgotten is not kept anywhere.
+    fn delete(
+        &self,
+        user: &UserId,
+        prefs: Vec<Preference>,
+        op: Operation,
+        now: Millis,
+    ) -> Result<Vec<Preference>, MemoryError> {
+        let mut changes = Vec::new();
+        for p in &prefs {
+            changes.push(Change::Delete(p.id));
+            changes.push(Change::History(
+                user.clone(),
+                HistoryEntry {
+                    time: now,
+                    op,
+                    category: self.schema.detail(p.detail).key.clone(),
+                    before: None,
+                    after: None,
+                    sentence: None,
+                },
+            ));
+        }
+        if !changes.is_empty() {
+            self.commit(changes, &[], &prefs)?;
+        }
+        Ok(prefs)
+    }
+
+    /// Opts a user out of a category: it can no longer be extracted, and what is stored in it
+    /// is deleted now. Returns the deleted preferences.
+    pub fn opt_out(
+        &self,
+        user: &UserId,
+        category: CategoryRef,
+    ) -> Result<Vec<Preference>, MemoryError> {
+        let key = self.schema.ref_key(category).to_string();
+        {
+            let _w = lock(&self.write);
+            self.store.apply(vec![
+                Change::OptOut(user.clone(), key.clone()),
+                Change::History(
+                    user.clone(),
+                    HistoryEntry {
+                        time: Millis::now(),
+                        op: Operation::OptOut,
+                        category: key,
+                        before: None,
+                        after: None,
+                        sentence: None,
+                    },
+                ),
+            ])?;
+        }
+        self.forget(user, ForgetWhat::Category(category))
+    }
+
+    /// Takes back an opt-out.
+    pub fn opt_in(&self, user: &UserId, category: CategoryRef) -> Result<(), MemoryError> {
+        let key = self.schema.ref_key(category).to_string();
+        let _w = lock(&self.write);
+        self.store.apply(vec![
+            Change::OptIn(user.clone(), key.clone()),
+            Change::History(
+                user.clone(),
+                HistoryEntry {
+                    time: Millis::now(),
+                    op: Operation::OptIn,
+                    category: key,
+                    before: None,
+                    after: None,
+                    sentence: None,
+                },
+            ),
+        ])?;
+        Ok(())
+    }
+
+    /// The user's opt-outs as category references.
+    pub fn optouts(&self, user: &UserId) -> Result<Vec<CategoryRef>, MemoryError> {
+        Ok(self
+            .store
+            .optouts(user)?
+            .iter()
+            .filter_map(|k| self.schema.resolve(k).ok())
+            .collect())
+    }
+}

@@ -1,0 +1,47 @@
+//! Shared set-up for the integration tests.
+
+use std::path::{Path, PathBuf};
+
+use glovebox::config::Config;
+use glovebox::conversation::Conversation;
+use glovebox::memory::Memory;
+use glovebox::pref::UserId;
+
+/// The model folder of this checkout; fails loudly, with the fix, when the models are missing.
+pub fn models_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+    for f in [
+        "gemma-3-270m-q4_k_m.gguf",
+        "minilm/model.safetensors",
+        "minilm/tokenizer.json",
+    ] {
+        assert!(
+            dir.join(f).is_file(),
+            "model file {} is missing: run `models/fetch` first",
+            dir.join(f).display()
+        );
+    }
+    dir
+}
+
+/// The default configuration with the checkout's models.
+pub fn config() -> Config {
+    let mut c = Config::default();
+    c.models.dir = models_dir();
+    c
+}
+
+pub fn open(dir: &Path) -> Memory {
+    Memory::open(dir, config()).expect("memory opens")
+}
+
+pub fn fixture(name: &str) -> Conversation {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name);
+    Conversation::from_json(&std::fs::read_to_string(&p).unwrap()).unwrap()
+}
+
+pub fn user(s: &str) -> UserId {
+    UserId::new(s).unwrap()
+}

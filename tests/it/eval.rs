@@ -1,0 +1,112 @@
+//! Issue 3: `glovebox eval carmem` end to end with the real models on one user.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::common::models_dir;
+
+fn shares_in_unit_interval(v: &Value, path: &str, skip: &[&str]) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                // Maintenance's "n" is a count; retrieval's "n" is a share.
+                let count = k == "n" && path.starts_with(".maintenance");
+                if !skip.contains(&k.as_str()) && !count {
+                    shares_in_unit_interval(x, &format!("{path}.{k}"), skip);
+                }
+            }
+        }
+        Value::Number(n) => {
+            let x = n.as_f64().unwrap();
+            assert!((0.0..=1.0).contains(&x), "{path} = {x} is not a share");
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn eval_carmem_one_user_reports_every_table() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/carmem_one_user.jsonl");
+    let rows = tempfile::NamedTempFile::new().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_glovebox"))
+        .arg("--models")
+        .arg(models_dir())
+        .args(["--json", "eval", "carmem", "--users", "1", "--data"])
+        .arg(&data)
+        .arg("--out")
+        .arg(rows.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let x = &r["extraction_in_schema"];
+    for level in ["main", "sub", "detail"] {
+        for k in ["precision", "recall", "f1"] {
+            assert!(x[level][k].is_number(), "{level}.{k} missing: {r}");
+        }
+    }
+    for k in ["none", "one", "two_plus", "valid_output"] {
+        assert!(x[k].is_number(), "{k}");
+    }
+    assert_eq!(x["conversations"], 10);
+    assert_eq!(r["extraction_out_of_schema"]["conversations"], 10);
+    for kind in ["MP", "MNP"] {
+        for q in ["equal", "negate", "different"] {
+            for k in ["pass", "update", "append", "n"] {
+                assert!(
+                    r["maintenance"][kind][q][k].is_number(),
+                    "maintenance.{kind}.{q}.{k}"
+                );
+            }
+        }
+    }
+    assert!(r["maintenance"]["redundant_reduction"].is_number());
+    assert!(r["maintenance"]["contradictory_reduction"].is_number());
+    for kind in ["enriched", "sentence_only"] {
+        for k in ["n", "n+1", "n+2"] {
+            assert!(r["retrieval"][kind][k].is_number());
+        }
+    }
+    assert_eq!(r["retrieval"]["queries"], 10);
+    for k in [
+        "extract_ms_p50",
+        "extract_ms_p95",
+        "maintain_ms_p50",
+        "recall_ms_p50",
+        "recall_ms_p95",
+        "total_s",
+    ] {
+        assert!(r["timing"][k].is_number(), "timing.{k}");
+    }
+    assert!(r["models"]["llm"].is_string() && r["models"]["embedder"].is_string());
+    shares_in_unit_interval(
+        &r,
+        "",
+        &[
+            "timing",
+            "conversations",
+            "queries",
+            "models",
+            "confusions",
+            "schema_details",
+        ],
+    );
+    let lines = std::fs::read_to_string(rows.path()).unwrap();
+    let kinds: Vec<String> = lines
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["kind"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(kinds.iter().filter(|k| *k == "extraction").count(), 10);
+    assert_eq!(kinds.iter().filter(|k| *k == "retrieval").count(), 10);
+}
