@@ -148,7 +148,7 @@ impl Default for LlmConfig {
 impl Default for ExtractionConfig {
     fn default() -> Self {
         ExtractionConfig {
-            shortlist: 3,
+            shortlist: 1,
             min_similarity: 0.3,
             margin: 0.1,
             max_preferences: 2,

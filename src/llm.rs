@@ -113,7 +113,12 @@ static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
 fn backend() -> Result<&'static LlamaBackend, LlmError> {
     BACKEND
         .get_or_init(|| {
-            llama_cpp_2::send_logs_to_tracing(llama_cpp_2::LogOptions::default());
+            // llama.cpp is chatty (thousands of lines per load): its logs reach tracing only when
+            // GLOVEBOX_LLAMA_LOG is set.
+            let on = std::env::var_os("GLOVEBOX_LLAMA_LOG").is_some();
+            llama_cpp_2::send_logs_to_tracing(
+                llama_cpp_2::LogOptions::default().with_logs_enabled(on),
+            );
             LlamaBackend::init().map_err(|e| e.to_string())
         })
         .as_ref()
@@ -420,21 +425,31 @@ fn argmax(logits: &[f32]) -> LlamaToken {
     LlamaToken::new(best as i32)
 }
 
+/// The `k` highest logits, by one pass that keeps a small sorted buffer (no allocation the size
+/// of the vocabulary).
+fn top_k(logits: &[f32], k: usize) -> Vec<(f32, u32)> {
+    let mut top: Vec<(f32, u32)> = Vec::with_capacity(k + 1);
+    for (i, &l) in logits.iter().enumerate() {
+        if top.len() == k && l <= top[k - 1].0 {
+            continue;
+        }
+        let at = top.partition_point(|&(x, _)| x >= l);
+        top.insert(at, (l, i as u32));
+        top.truncate(k);
+    }
+    top
+}
+
 /// The greedy token the grammar allows, and its probability among the allowed tokens.
-fn pick(logits: &[f32], grammar: &mut LlamaSampler, top_k: usize) -> Option<(LlamaToken, f32)> {
-    let mut idx: Vec<u32> = (0..logits.len() as u32).collect();
-    let k = top_k.min(idx.len());
-    idx.select_nth_unstable_by(k - 1, |&a, &b| {
-        logits[b as usize].total_cmp(&logits[a as usize])
-    });
-    let top = LlamaTokenDataArray::new(
-        idx[..k]
-            .iter()
-            .map(|&t| LlamaTokenData::new(LlamaToken::new(t as i32), logits[t as usize], 0.0))
+fn pick(logits: &[f32], grammar: &mut LlamaSampler, top: usize) -> Option<(LlamaToken, f32)> {
+    let candidates = LlamaTokenDataArray::new(
+        top_k(logits, top.max(1))
+            .into_iter()
+            .map(|(l, t)| LlamaTokenData::new(LlamaToken::new(t as i32), l, 0.0))
             .collect(),
         false,
     );
-    best_allowed(top, grammar).or_else(|| {
+    best_allowed(candidates, grammar).or_else(|| {
         let all = LlamaTokenDataArray::new(
             logits
                 .iter()
@@ -468,4 +483,17 @@ fn grammar_complete(grammar: &mut LlamaSampler, eog: LlamaToken) -> bool {
     let mut arr = LlamaTokenDataArray::new(vec![LlamaTokenData::new(eog, 0.0, 0.0)], false);
     grammar.apply(&mut arr);
     arr.data[0].logit().is_finite()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn top_k_finds_the_largest_in_order() {
+        let logits = [0.5, 3.0, -1.0, 2.0, 3.0, 0.0];
+        let t = top_k(&logits, 3);
+        assert_eq!(t, vec![(3.0, 1), (3.0, 4), (2.0, 3)]);
+        assert_eq!(top_k(&logits, 10).len(), 6);
+    }
 }

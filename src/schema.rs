@@ -347,16 +347,65 @@ impl Schema {
         DetailSet(self.details.iter().map(|d| d.id).collect())
     }
 
-    /// The schema's known attribute value equal to `value` ignoring case and surrounding
-    /// whitespace, if there is one.
+    /// The schema's known attribute value that `value` names, if any: equal ignoring case, or
+    /// the same numbers with nearly the same letters ("25 degrees Celsius" names "25 degree
+    /// Celcius"), or a known value of four or more letters contained in it ("vegetarian
+    /// options" names "Vegetarian"). The closest wins.
     pub fn canonical_attribute<'a>(&'a self, detail: DetailId, value: &str) -> Option<&'a str> {
         let v = value.trim();
-        self.detail(detail)
-            .attributes
-            .iter()
-            .find(|a| a.eq_ignore_ascii_case(v))
-            .map(String::as_str)
+        let known = &self.detail(detail).attributes;
+        if let Some(a) = known.iter().find(|a| a.eq_ignore_ascii_case(v)) {
+            return Some(a);
+        }
+        let (vd, vl) = digits_and_letters(v);
+        let mut best: Option<(f32, &str)> = None;
+        for a in known {
+            let (ad, al) = digits_and_letters(a);
+            if ad != vd || al.is_empty() {
+                continue;
+            }
+            let score = if vl.contains(&al) && al.len() >= 4 {
+                0.9 + 0.1 * (al.len() as f32 / vl.len().max(1) as f32)
+            } else {
+                similarity(&al, &vl)
+            };
+            if score >= 0.8 && best.is_none_or(|(b, _)| score > b) {
+                best = Some((score, a));
+            }
+        }
+        best.map(|(_, a)| a)
     }
+}
+
+fn digits_and_letters(s: &str) -> (String, String) {
+    let digits = s.chars().filter(char::is_ascii_digit).collect();
+    let letters = s
+        .chars()
+        .filter(|c| c.is_alphabetic())
+        .flat_map(char::to_lowercase)
+        .collect();
+    (digits, letters)
+}
+
+/// 1 − (edit distance / longer length), over chars.
+fn similarity(a: &str, b: &str) -> f32 {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let n = a.len().max(b.len());
+    if n == 0 {
+        return 1.0;
+    }
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    1.0 - prev[b.len()] as f32 / n as f32
 }
 
 fn check_named(
@@ -459,6 +508,29 @@ mod tests {
         let err = s.resolve("Horoscope").unwrap_err().to_string();
         assert!(err.contains("Horoscope"), "{err}");
         assert_eq!(s.details_of(s.resolve("Music").unwrap()).len(), 4);
+    }
+
+    #[test]
+    fn free_values_map_to_the_known_value_they_name() {
+        let s = Schema::embedded();
+        let t = s.detail_by_key("preferred_temperature").unwrap();
+        assert_eq!(
+            s.canonical_attribute(t, "25 degrees Celsius"),
+            Some("25 degree Celcius")
+        );
+        assert_eq!(
+            s.canonical_attribute(t, "22 DEGREE celcius"),
+            Some("22 degree Celcius")
+        );
+        assert_eq!(s.canonical_attribute(t, "26 degrees"), None);
+        let d = s.detail_by_key("dietary_preferences").unwrap();
+        assert_eq!(
+            s.canonical_attribute(d, "vegetarian options"),
+            Some("Vegetarian")
+        );
+        assert_eq!(s.canonical_attribute(d, "pescatarian"), None);
+        let g = s.detail_by_key("favorite_genres").unwrap();
+        assert_eq!(s.canonical_attribute(g, "jazz"), Some("Jazz"));
     }
 
     fn one_detail(detail: &str) -> String {

@@ -3,15 +3,15 @@
 //! Each component does what it is good at. The embedder scores every user sentence against
 //! every detail category of the *whole* schema and shortlists the allowed categories that the
 //! user's sentences are about (a sentence whose best category the user opted out of offers
-//! nothing). The LLM then reads the conversation and writes the preferences under a grammar
-//! generated from the shortlist: a category key among the offered ones, a value (one of the
-//! category's known values or the user's own words), and the number of the user sentence that
-//! reveals it, or `none`. The answer is parsed back into schema types and checked again.
+//! nothing), each with the user sentence that matches it best: that sentence is the evidence
+//! stored, so evidence is always the user's own words. The LLM then reads the conversation and
+//! writes the preferences under a grammar generated from the shortlist: a category key among the
+//! offered ones and a value (one of the category's known values or a few of the user's words),
+//! or `none`. The answer is parsed back into schema types and checked again.
 //!
 //! **Invariant:** a category outside the allowed set can never be produced: it is absent from
 //! the grammar and rejected again by [`parse`].
 
-use crate::conversation::{Conversation, Role};
 use crate::schema::{DetailId, DetailSet, Schema};
 
 /// A preference read out of a conversation, not yet maintained against the store.
@@ -125,11 +125,11 @@ pub fn shortlist(
 
 const INSTRUCTIONS: &str = "\
 You are the long-term memory of an in-car voice assistant. Read a finished conversation and \
-write down the lasting preferences the USER reveals about themselves, using only the offered \
-categories. Only the user's own sentences (S1, S2, ...) count: what the assistant (A) says or \
-suggests is never the user's preference. A one-off request is not a preference unless the user \
-says it is what they like, want, need or usually do.
-Write one line per preference: `category: value (S<number of the user's sentence>)`, then `end`. \
+write down the lasting preferences the user reveals about themselves, using only the offered \
+categories. You are shown the user's own sentences (S1, S2, ...); what the assistant said or \
+suggested is never the user's preference and is left out. A one-off request is not a preference \
+unless the user says it is what they like, want, need or usually do.
+Write one line per preference: `category: value`, then `end`. \
 Use one of the category's known values when it fits, otherwise the user's own words. If the \
 user reveals no lasting preference in the offered categories, write `none`.
 ";
@@ -139,31 +139,32 @@ Example.
 Conversation:
 S1: It's a bit chilly in here.
 S2: I always like the cabin at 21 degrees.
-A: Setting the temperature to 21 degrees.
-Offered categories: preferred_temperature, seat_heating_preferences, fan_speed_preferences
+Offered categories: preferred_temperature
+Known values of preferred_temperature: 18 degree Celcius, 19 degree Celcius, 20 degree Celcius, 21 degree Celcius, 22 degree Celcius
 Preferences:
-preferred_temperature: 21 degree Celcius (S2)
+preferred_temperature: 21 degree Celcius
 end
 
 Example.
 Conversation:
 S1: Can you tell me how long the drive to the airport takes?
-A: About 35 minutes. Would you like me to play some jazz on the way?
 S2: Sure, why not.
-Offered categories: favorite_genres, priority_for_shortest_time_or_shortest_distance
+Offered categories: favorite_genres
+Known values of favorite_genres: Pop, Rock, Jazz, Classical
 Preferences:
 none
 
 Example.
 Conversation:
 S1: Find me somewhere to eat.
-A: There are a few places nearby. Any dietary needs?
 S2: Yes, I'm vegetarian, so please only show places with vegetarian dishes.
 S3: And I'll pay by card.
-Offered categories: dietary_preferences, preferred_payment_method, favorite_cuisine
+Offered categories: dietary_preferences, preferred_payment_method
+Known values of dietary_preferences: Vegetarian, Vegan, Gluten-Free, Halal
+Known values of preferred_payment_method: Cash, Card
 Preferences:
-dietary_preferences: Vegetarian (S2)
-preferred_payment_method: Card (S3)
+dietary_preferences: Vegetarian
+preferred_payment_method: Card
 end
 ";
 
@@ -172,13 +173,9 @@ end
 /// the grammar (and the offered list), not from here.
 pub fn prompt_prefix(schema: &Schema) -> String {
     let mut p = String::from(INSTRUCTIONS);
-    p.push_str("\nCategories (key: meaning; known values):\n");
+    p.push_str("\nCategories (key: meaning):\n");
     for d in schema.details() {
-        p.push_str(&format!("{}: {}", d.key, d.description));
-        if !d.attributes.is_empty() {
-            p.push_str(&format!(" Values: {}.", d.attributes.join(", ")));
-        }
-        p.push('\n');
+        p.push_str(&format!("{}: {}\n", d.key, d.description));
     }
     p.push('\n');
     p.push_str(EXAMPLES);
@@ -191,35 +188,44 @@ fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The request's own prompt: the conversation with numbered user sentences, and the offer.
-pub fn prompt(schema: &Schema, conversation: &Conversation, offered: &[Candidate]) -> String {
+/// The request's own prompt: the user's sentences, numbered, and the offer. With one offered
+/// category the answer's line is started for the model (`key:`), so it only writes the value
+/// (or `none`): forced tokens cost a decoding step each.
+pub fn prompt(schema: &Schema, sentences: &[String], offered: &[Candidate]) -> String {
     let mut p = String::from("Example.\nConversation:\n");
-    let mut n = 0;
-    for turn in conversation.turns() {
-        match turn.role {
-            Role::User => {
-                for s in crate::conversation::split_sentences(&turn.text) {
-                    n += 1;
-                    p.push_str(&format!("S{n}: {}\n", one_line(&s)));
-                }
-            }
-            Role::Assistant => {
-                let t = one_line(&turn.text);
-                if !t.is_empty() {
-                    p.push_str(&format!("A: {t}\n"));
-                }
-            }
-        }
+    for (i, s) in sentences.iter().enumerate() {
+        p.push_str(&format!("S{}: {}\n", i + 1, one_line(s)));
     }
     let keys: Vec<&str> = offered
         .iter()
         .map(|c| schema.detail(c.detail).key.as_str())
         .collect();
-    p.push_str(&format!(
-        "Offered categories: {}\nPreferences:\n",
-        keys.join(", ")
-    ));
+    p.push_str(&format!("Offered categories: {}\n", keys.join(", ")));
+    for c in offered {
+        let d = schema.detail(c.detail);
+        if !d.attributes.is_empty() {
+            p.push_str(&format!(
+                "Known values of {}: {}\n",
+                d.key,
+                d.attributes.join(", ")
+            ));
+        }
+    }
+    p.push_str("Preferences:\n");
+    if let [only] = offered {
+        p.push_str(&format!("{}:", schema.detail(only.detail).key));
+    }
     p
+}
+
+/// The model's answer in the general form (`none`, or lines then `end`), whatever the prompt
+/// started for it.
+pub fn full_answer(schema: &Schema, offered: &[Candidate], answer: &str) -> String {
+    match offered {
+        [_] if answer.trim() == "none" => "none\n".into(),
+        [only] => format!("{}:{}end\n", schema.detail(only.detail).key, answer),
+        _ => answer.to_string(),
+    }
 }
 
 /// Escapes a literal for a GBNF string.
@@ -239,16 +245,23 @@ fn gbnf_literal(s: &str) -> String {
 }
 
 /// The grammar of an answer: `none`, or 1..=`max_prefs` lines over the offered categories
-/// (each with its known values or free text, and a user sentence number), then `end`.
-pub fn grammar(
-    schema: &Schema,
-    offered: &[Candidate],
-    n_sentences: usize,
-    max_prefs: usize,
-) -> String {
+/// (each with its known values or a few free words), then `end`.
+pub fn grammar(schema: &Schema, offered: &[Candidate], max_prefs: usize) -> String {
     let mut g = String::new();
-    if offered.is_empty() || n_sentences == 0 {
+    if offered.is_empty() {
         g.push_str("root ::= \"none\\n\"\n");
+        return g;
+    }
+    if let [only] = offered {
+        // The prompt already wrote `key:`: the value, or ` none`.
+        let d = schema.detail(only.detail);
+        let mut values: Vec<String> = d.attributes.iter().map(|a| gbnf_literal(a)).collect();
+        values.push("free".into());
+        g.push_str(&format!(
+            "root ::= \" none\\n\" | \" \" ({}) \"\\n\"\n",
+            values.join(" | ")
+        ));
+        g.push_str(FREE);
         return g;
     }
     g.push_str(&format!(
@@ -262,21 +275,22 @@ pub fn grammar(
         let mut values: Vec<String> = d.attributes.iter().map(|a| gbnf_literal(a)).collect();
         values.push("free".into());
         g.push_str(&format!(
-            "c{i} ::= {} \": \" ({}) \" (S\" sent \")\\n\"\n",
+            "c{i} ::= {} \": \" ({}) \"\\n\"\n",
             gbnf_literal(&d.key),
             values.join(" | ")
         ));
     }
-    g.push_str("free ::= [^\\n()\"]{1,48}\n");
-    let sents: Vec<String> = (1..=n_sentences).map(|i| format!("\"{i}\"")).collect();
-    g.push_str(&format!("sent ::= {}\n", sents.join(" | ")));
+    g.push_str(FREE);
     g
 }
 
+/// A few words of the user's own: no lists, no punctuation runs copied from the schema.
+const FREE: &str = "free ::= [A-Za-z0-9] [A-Za-z0-9' .&-]{0,31}\n";
+
 /// Reads an answer back into schema types, checking again everything the grammar promised:
-/// offered category, non-empty value, an existing user sentence. Values equal to a known value
-/// (ignoring case) take the schema's spelling; repeated lines count once.
-/// `line_confidence[i]` is the model's confidence in line `i`.
+/// offered category, non-empty value. The evidence is the user sentence that matched the
+/// category best. Values equal to a known value (ignoring case) take the schema's spelling;
+/// repeated lines count once. `line_confidence[i]` is the model's confidence in line `i`.
 pub fn parse(
     schema: &Schema,
     answer: &str,
@@ -295,43 +309,35 @@ pub fn parse(
         .filter(|l| !l.is_empty())
         .collect();
     match lines.as_slice() {
-        ["none"] => return Ok(out),
+        ["none"] => Ok(out),
         [items @ .., "end"] if !items.is_empty() => {
             for (i, line) in items.iter().enumerate() {
-                let (key, rest) = line
+                let (key, value) = line
                     .split_once(": ")
                     .ok_or_else(|| err(format!("line {line:?} has no `category: value`")))?;
-                let detail = offered
+                let cand = offered
                     .iter()
-                    .map(|c| c.detail)
-                    .find(|&d| schema.detail(d).key == key)
+                    .find(|c| schema.detail(c.detail).key == key)
                     .ok_or_else(|| err(format!("category {key:?} was not offered")))?;
-                let open = rest
-                    .rfind(" (S")
-                    .ok_or_else(|| err(format!("line {line:?} names no sentence")))?;
-                let value = rest[..open].trim();
-                let num = rest[open + 3..]
-                    .strip_suffix(')')
-                    .and_then(|n| n.parse::<usize>().ok())
-                    .ok_or_else(|| err(format!("line {line:?} has a bad sentence number")))?;
+                let value = value.trim();
                 if value.is_empty() {
                     return Err(err(format!("line {line:?} has an empty value")));
                 }
-                let sentence = sentences
-                    .get(num.wrapping_sub(1))
-                    .ok_or_else(|| err(format!("there is no user sentence S{num}")))?;
+                let sentence = sentences.get(cand.sentence).ok_or_else(|| {
+                    err(format!("there is no user sentence {}", cand.sentence + 1))
+                })?;
                 let attribute = schema
-                    .canonical_attribute(detail, value)
+                    .canonical_attribute(cand.detail, value)
                     .unwrap_or(value)
                     .to_string();
                 if out
                     .iter()
-                    .any(|e| e.detail == detail && e.attribute == attribute)
+                    .any(|e| e.detail == cand.detail && e.attribute == attribute)
                 {
                     continue;
                 }
                 out.push(Extracted {
-                    detail,
+                    detail: cand.detail,
                     attribute,
                     sentence: sentence.clone(),
                     confidence: line_confidence.get(i).copied().unwrap_or(1.0),
@@ -346,12 +352,11 @@ pub fn parse(
 }
 
 /// Confidence per answer line: the product of the probabilities of the tokens that chose the
-/// line's category and value (the text before ` (S`), from the generation steps.
+/// line's category and value, from the generation steps.
 pub fn line_confidences(steps: &[crate::llm::Step]) -> Vec<f32> {
     let mut out = Vec::new();
     let mut line = String::new();
     let mut p = 1.0f32;
-    let mut counting = true;
     for s in steps {
         for (k, ch) in s.piece.char_indices() {
             if ch == '\n' {
@@ -360,16 +365,12 @@ pub fn line_confidences(steps: &[crate::llm::Step]) -> Vec<f32> {
                 }
                 line.clear();
                 p = 1.0;
-                counting = true;
                 continue;
             }
             line.push(ch);
             // The first character of a piece is where the model made this token's choice.
-            if k == 0 && counting {
+            if k == 0 {
                 p *= s.prob;
-            }
-            if line.ends_with(" (S") {
-                counting = false;
             }
         }
     }
@@ -381,37 +382,40 @@ mod tests {
     use super::*;
     use crate::llm::Step;
 
-    fn cand(schema: &Schema, key: &str) -> Candidate {
+    fn cand(schema: &Schema, key: &str, sentence: usize) -> Candidate {
         Candidate {
             detail: schema.detail_by_key(key).unwrap(),
             score: 0.5,
-            sentence: 0,
+            sentence,
         }
     }
 
     #[test]
     fn grammar_offers_only_the_shortlist() {
         let s = Schema::embedded();
-        let offered = [cand(&s, "preferred_temperature")];
-        let g = grammar(&s, &offered, 3, 2);
-        assert!(g.contains("\"preferred_temperature\""));
+        let offered = [cand(&s, "preferred_temperature", 0)];
+        let g = grammar(&s, &offered, 2);
         assert!(g.contains("\"22 degree Celcius\""));
         assert!(!g.contains("favorite_genres"));
-        assert!(g.contains("sent ::= \"1\" | \"2\" | \"3\""));
-        assert_eq!(grammar(&s, &[], 3, 2), "root ::= \"none\\n\"\n");
+        assert!(g.starts_with("root ::= \" none\\n\" | \" \" ("), "{g}");
+        let two = [offered[0], cand(&s, "fan_speed_preferences", 0)];
+        let g2 = grammar(&s, &two, 2);
+        assert!(g2.contains("item{1,2}") && g2.contains("\"preferred_temperature\""));
+        assert!(g2.contains("\"fan_speed_preferences\"") && !g2.contains("favorite_genres"));
+        assert_eq!(grammar(&s, &[], 2), "root ::= \"none\\n\"\n");
     }
 
     #[test]
     fn answers_parse_into_schema_types() {
         let s = Schema::embedded();
         let offered = [
-            cand(&s, "preferred_temperature"),
-            cand(&s, "favorite_genres"),
+            cand(&s, "preferred_temperature", 1),
+            cand(&s, "favorite_genres", 0),
         ];
         let sents = vec!["Hi.".to_string(), "Keep it at 22 please.".to_string()];
         let got = parse(
             &s,
-            "preferred_temperature: 22 DEGREE celcius (S2)\nfavorite_genres: synthwave (S1)\nend\n",
+            "preferred_temperature: 22 DEGREE celcius\nfavorite_genres: synthwave\nend\n",
             &offered,
             &sents,
             &[0.9, 0.4],
@@ -428,15 +432,27 @@ mod tests {
     }
 
     #[test]
+    fn a_single_offer_is_started_in_the_prompt() {
+        let s = Schema::embedded();
+        let offered = [cand(&s, "preferred_temperature", 0)];
+        let p = prompt(&s, &["Keep it at 22.".to_string()], &offered);
+        assert!(p.ends_with("Preferences:\npreferred_temperature:"), "{p}");
+        assert_eq!(
+            full_answer(&s, &offered, " 22 degree Celcius\n"),
+            "preferred_temperature: 22 degree Celcius\nend\n"
+        );
+        assert_eq!(full_answer(&s, &offered, " none\n"), "none\n");
+    }
+
+    #[test]
     fn answers_outside_the_offer_are_rejected() {
         let s = Schema::embedded();
-        let offered = [cand(&s, "preferred_temperature")];
+        let offered = [cand(&s, "preferred_temperature", 0)];
         let sents = vec!["Hi.".to_string()];
         let e = |a: &str| parse(&s, a, &offered, &sents, &[]).unwrap_err().problem;
-        assert!(e("favorite_genres: Jazz (S1)\nend\n").contains("not offered"));
-        assert!(e("preferred_temperature: 22 (S2)\nend\n").contains("no user sentence S2"));
-        assert!(e("preferred_temperature: 22 (S1)\n").contains("expected"));
-        assert!(e("preferred_temperature:  (S1)\nend\n").contains("empty value"));
+        assert!(e("favorite_genres: Jazz\nend\n").contains("not offered"));
+        assert!(e("preferred_temperature: 22\n").contains("expected"));
+        assert!(e("preferred_temperature: \nend\n").contains("no `category: value`"));
     }
 
     #[test]
@@ -473,13 +489,12 @@ mod tests {
             st("_temperature", 1.0),
             st(": 2", 1.0),
             st("2 degree", 0.8),
-            st(" Celcius (S", 1.0),
-            st("2", 0.1),
-            st(")\n", 1.0),
+            st(" Celcius", 0.1),
+            st("\n", 1.0),
             st("end\n", 0.9),
         ];
         let c = line_confidences(&steps);
         assert_eq!(c.len(), 1);
-        assert!((c[0] - 0.4).abs() < 1e-6, "{c:?}");
+        assert!((c[0] - 0.04).abs() < 1e-6, "{c:?}");
     }
 }

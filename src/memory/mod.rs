@@ -246,15 +246,25 @@ impl Models {
         let llm = self.load_llm()?;
         let completion = llm.complete(Request {
             prefix: self.extract_prefix.clone(),
-            prompt: extract::prompt(&self.schema, conversation, &offered),
-            grammar: extract::grammar(&self.schema, &offered, sentences.len(), x.max_preferences),
+            prompt: extract::prompt(&self.schema, &sentences, &offered),
+            grammar: extract::grammar(&self.schema, &offered, x.max_preferences),
         })?;
+        tracing::debug!(
+            prompt_tokens = completion.prompt_tokens,
+            prompt_ms = completion.prompt_ms,
+            decode_ms = completion.decode_ms,
+            tokens = completion.steps.len(),
+            prefix_evaluated = completion.prefix_evaluated,
+            "extraction answer {:?}",
+            completion.text
+        );
         let conf = extract::line_confidences(&completion.steps);
-        let items = extract::parse(&self.schema, &completion.text, &offered, &sentences, &conf)?;
+        let answer = extract::full_answer(&self.schema, &offered, &completion.text);
+        let items = extract::parse(&self.schema, &answer, &offered, &sentences, &conf)?;
         Ok(Extraction {
             offered,
             items,
-            answer: completion.text,
+            answer,
             ms: t0.elapsed().as_secs_f64() * 1e3,
         })
     }
