@@ -59,6 +59,9 @@ pub struct LlmConfig {
     pub grammar_top_k: usize,
     /// Most tokens generated for one answer.
     pub max_tokens: usize,
+    /// Keep evaluated prompt prefixes (their KV cache) in the user's cache directory, so a new
+    /// process does not evaluate them again.
+    pub prefix_cache: bool,
 }
 
 /// How extraction decides.
@@ -74,6 +77,10 @@ pub struct ExtractionConfig {
     pub margin: f32,
     /// Most preferences extracted from one conversation.
     pub max_preferences: usize,
+    /// Compare sentences with labelled example sentences too (not only the schema's texts).
+    pub use_examples: bool,
+    /// Example sentences (JSON lines `{"category", "sentence"}`); `None` uses the built-in ones.
+    pub examples: Option<PathBuf>,
     /// Extractions whose confidence is below this are stored as pending (not recalled until
     /// confirmed). 0 disables.
     pub confirm_below: f32,
@@ -141,6 +148,7 @@ impl Default for LlmConfig {
             batch: 512,
             grammar_top_k: 32,
             max_tokens: 96,
+            prefix_cache: true,
         }
     }
 }
@@ -152,6 +160,8 @@ impl Default for ExtractionConfig {
             min_similarity: 0.3,
             margin: 0.1,
             max_preferences: 2,
+            use_examples: true,
+            examples: None,
             confirm_below: 0.0,
         }
     }

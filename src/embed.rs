@@ -11,6 +11,8 @@ use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
 /// Dimension of the embeddings.
 pub const EMBED_DIM: usize = 384;
+/// Texts embedded together at most.
+pub const BATCH: usize = 16;
 /// Longest input in tokens; longer texts are truncated.
 pub const MAX_TOKENS: usize = 256;
 
@@ -87,8 +89,17 @@ impl Embedder {
         })
     }
 
-    /// Embeds a batch of texts into unit vectors of [`EMBED_DIM`].
+    /// Embeds texts into unit vectors of [`EMBED_DIM`], in batches of [`BATCH`] (padding a
+    /// large batch to its longest text costs more than it saves).
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let mut out = Vec::with_capacity(texts.len());
+        for chunk in texts.chunks(BATCH) {
+            out.extend(self.embed_batch(chunk)?);
+        }
+        Ok(out)
+    }
+
+    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         if texts.is_empty() {
             return Ok(Vec::new());
         }

@@ -94,8 +94,24 @@ pub struct RawCost {
     pub decode_ms: f64,
 }
 
+/// The model's choice among fixed answers, scored by their first tokens.
+#[derive(Debug, Clone)]
+pub struct Choice {
+    /// Index of the chosen option.
+    pub index: usize,
+    /// Probability of each option (softmax over their first tokens' logits).
+    pub probs: Vec<f32>,
+    pub prompt_tokens: usize,
+    pub prompt_ms: f64,
+}
+
 enum Job {
     Complete(Request, oneshot::Sender<Result<Completion, LlmError>>),
+    Choose(
+        Request,
+        Vec<String>,
+        oneshot::Sender<Result<Option<Choice>, LlmError>>,
+    ),
     Raw(Request, usize, oneshot::Sender<Result<RawCost, LlmError>>),
 }
 
@@ -174,6 +190,16 @@ impl Llm {
         rx.await.map_err(|_| LlmError::Stopped)?
     }
 
+    /// Chooses among fixed answers (`req.grammar` is ignored) by one forward pass over the
+    /// prompt: each option is scored by the logit of its first token, which is exact greedy
+    /// decoding under the grammar `option1 | option2 | ...` whenever the options' first tokens
+    /// differ. Returns `None` when they do not (use [`Llm::complete`] then).
+    pub fn choose(&self, req: Request, options: Vec<String>) -> Result<Option<Choice>, LlmError> {
+        let (tx, rx) = oneshot::channel();
+        self.send(Job::Choose(req, options, tx))?;
+        rx.blocking_recv().map_err(|_| LlmError::Stopped)?
+    }
+
     /// Measures llama.cpp's raw cost for the request's own tokens: prompt evaluation after the
     /// cached prefix plus `decode` greedy tokens, with no grammar.
     pub fn raw_cost(&self, req: Request, decode: usize) -> Result<RawCost, LlmError> {
@@ -218,9 +244,14 @@ fn worker(
             return;
         }
     };
+    let cache_dir = cfg.prefix_cache.then(|| {
+        directories::ProjectDirs::from("", "", "glovebox").map(|d| d.cache_dir().join("prefix-kv"))
+    });
     let mut engine = Engine {
         backend,
         model: &model,
+        model_path: path,
+        cache_dir: cache_dir.flatten(),
         cfg,
         slots: Vec::new(),
     };
@@ -228,6 +259,9 @@ fn worker(
         match job {
             Job::Complete(req, reply) => {
                 let _ = reply.send(engine.complete(&req));
+            }
+            Job::Choose(req, options, reply) => {
+                let _ = reply.send(engine.choose(&req, &options));
             }
             Job::Raw(req, n, reply) => {
                 let _ = reply.send(engine.raw_cost(&req, n));
@@ -239,8 +273,11 @@ fn worker(
 struct Engine<'m> {
     backend: &'static LlamaBackend,
     model: &'m LlamaModel,
+    model_path: PathBuf,
     cfg: LlmConfig,
     slots: Vec<Slot<'m>>,
+    /// Where evaluated prefixes are kept between processes (`None`: not kept).
+    cache_dir: Option<PathBuf>,
 }
 
 fn backend_err(e: impl std::fmt::Display) -> LlmError {
@@ -248,6 +285,21 @@ fn backend_err(e: impl std::fmt::Display) -> LlmError {
 }
 
 impl<'m> Engine<'m> {
+    /// Identifies an evaluated prefix: the model file (path, size, mtime), the prefix and the
+    /// context settings. Anything else gives another file.
+    fn cache_key(&self, prefix: &str) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.model_path.hash(&mut h);
+        if let Ok(m) = std::fs::metadata(&self.model_path) {
+            m.len().hash(&mut h);
+            m.modified().ok().hash(&mut h);
+        }
+        prefix.hash(&mut h);
+        (self.cfg.context, self.cfg.batch, env!("CARGO_PKG_VERSION")).hash(&mut h);
+        h.finish()
+    }
+
     /// The slot holding `prefix`, evaluating it into a new context if needed. Returns the slot
     /// index and whether the prefix had to be evaluated.
     fn slot(&mut self, prefix: &Arc<str>) -> Result<(usize, bool), LlmError> {
@@ -278,7 +330,29 @@ impl<'m> Engine<'m> {
                 context: self.cfg.context,
             });
         }
-        decode_tokens(&mut ctx, &tokens, 0, self.cfg.batch as usize)?;
+        let file = self
+            .cache_dir
+            .as_ref()
+            .map(|d| d.join(format!("{:016x}.kv", self.cache_key(prefix))));
+        let loaded = file.as_ref().is_some_and(|f| {
+            f.is_file()
+                && matches!(ctx.state_seq_load_file(f, 0, tokens.len()), Ok((t, _)) if t == tokens)
+        });
+        if !loaded {
+            ctx.clear_kv_cache();
+            decode_tokens(&mut ctx, &tokens, 0, self.cfg.batch as usize)?;
+            if let Some(f) = &file {
+                // Best effort: a cache that cannot be written costs time next start, nothing else.
+                let tmp = f.with_extension(format!("tmp{}", std::process::id()));
+                let saved = std::fs::create_dir_all(f.parent().unwrap_or(Path::new("."))).is_ok()
+                    && ctx.state_seq_save_file(&tmp, 0, &tokens).is_ok()
+                    && std::fs::rename(&tmp, f).is_ok();
+                if !saved {
+                    let _ = std::fs::remove_file(&tmp);
+                    tracing::debug!("could not cache the prompt prefix in {}", f.display());
+                }
+            }
+        }
         self.slots.push(Slot {
             prefix: prefix.clone(),
             n_prefix: tokens.len(),
@@ -365,6 +439,35 @@ impl<'m> Engine<'m> {
             prompt_ms,
             decode_ms: t1.elapsed().as_secs_f64() * 1e3,
         })
+    }
+
+    fn choose(&mut self, req: &Request, options: &[String]) -> Result<Option<Choice>, LlmError> {
+        let vocab = self.model.vocab();
+        let firsts: Vec<LlamaToken> = options
+            .iter()
+            .map(|o| vocab.tokenize(o.as_bytes(), false, false).first().copied())
+            .collect::<Option<_>>()
+            .ok_or_else(|| LlmError::Backend("an empty option".into()))?;
+        let distinct: std::collections::HashSet<_> = firsts.iter().collect();
+        if options.is_empty() || distinct.len() != firsts.len() {
+            return Ok(None);
+        }
+        let t0 = Instant::now();
+        let (i, _, prompt_tokens, _) = self.prompt(req)?;
+        let logits = self.slots[i].ctx.get_logits_ith(-1);
+        let ls: Vec<f32> = firsts.iter().map(|t| logits[t.0 as usize]).collect();
+        let max = ls.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let z: f32 = ls.iter().map(|l| (l - max).exp()).sum();
+        let probs: Vec<f32> = ls.iter().map(|l| (l - max).exp() / z).collect();
+        let index = (0..ls.len())
+            .max_by(|&a, &b| ls[a].total_cmp(&ls[b]))
+            .expect("options");
+        Ok(Some(Choice {
+            index,
+            probs,
+            prompt_tokens,
+            prompt_ms: t0.elapsed().as_secs_f64() * 1e3,
+        }))
     }
 
     fn raw_cost(&mut self, req: &Request, n: usize) -> Result<RawCost, LlmError> {

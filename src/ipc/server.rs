@@ -219,6 +219,14 @@ async fn connection(
             if std::mem::take(&mut discarding) {
                 continue; // the tail of an over-long line, already answered
             }
+            if line.len() > max + 1 {
+                let e = WireError::new(
+                    Code::LineTooLong,
+                    format!("request line longer than {max} bytes (server.max_line_bytes)"),
+                );
+                send(&tx, protocol::error(None, &e)).await;
+                continue;
+            }
             let line = line.strip_suffix(b"\n").unwrap_or(&line);
             let line = line.strip_suffix(b"\r").unwrap_or(line);
             if line.iter().all(u8::is_ascii_whitespace) {

@@ -57,17 +57,67 @@ pub fn prototype_texts(schema: &Schema) -> Vec<(DetailId, String)> {
     out
 }
 
-/// Per sentence, the similarity to every detail: `sims[s][d]` (max over the detail's prototypes).
+/// A vector standing for a detail category: a schema text, or a labelled example sentence
+/// (which remembers the user it came from, so an evaluation can leave that user's out).
+#[derive(Debug, Clone)]
+pub struct Prototype {
+    pub detail: DetailId,
+    pub vector: Vec<f32>,
+    pub source: Option<String>,
+}
+
+/// One labelled example sentence (a line of `config/examples.jsonl`).
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct Example {
+    pub category: String,
+    pub sentence: String,
+    #[serde(default)]
+    pub source: Option<String>,
+}
+
+/// The examples shipped in the binary: one per conversation of the CarMem development split
+/// (`scripts/make-examples`).
+pub const DEFAULT_EXAMPLES: &str = include_str!("../../config/examples.jsonl");
+
+/// Reads examples (JSON lines), checking every category against the schema.
+pub fn parse_examples(schema: &Schema, text: &str) -> Result<Vec<(DetailId, Example)>, String> {
+    let mut out = Vec::new();
+    for (i, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let e: Example =
+            serde_json::from_str(line).map_err(|e| format!("examples line {}: {e}", i + 1))?;
+        let d = schema
+            .detail_by_key(&e.category)
+            .ok_or_else(|| format!("examples line {}: unknown category {:?}", i + 1, e.category))?;
+        out.push((d, e));
+    }
+    Ok(out)
+}
+
+/// Per sentence, the similarity to every detail: `sims[s][d]` (max over the detail's
+/// prototypes, leaving out examples from `exclude`).
 pub fn sentence_scores(
     schema: &Schema,
-    prototypes: &[(DetailId, Vec<f32>)],
+    prototypes: &[Prototype],
     sentences: &[Vec<f32>],
+    exclude: Option<&str>,
 ) -> Vec<Vec<f32>> {
     sentences
         .iter()
         .map(|s| {
             let mut row = vec![f32::NEG_INFINITY; schema.details().len()];
-            for (d, p) in prototypes {
+            for Prototype {
+                detail: d,
+                vector: p,
+                source,
+            } in prototypes
+            {
+                if exclude.is_some() && source.as_deref() == exclude {
+                    continue;
+                }
                 let c = crate::embed::cosine(s, p);
                 let slot = &mut row[d.index()];
                 if c > *slot {
@@ -193,7 +243,25 @@ fn one_line(s: &str) -> String {
 /// (or `none`): forced tokens cost a decoding step each.
 pub fn prompt(schema: &Schema, sentences: &[String], offered: &[Candidate]) -> String {
     let mut p = String::from("Example.\nConversation:\n");
-    for (i, s) in sentences.iter().enumerate() {
+    // Every prompt token costs time: with one offered category, only the sentence that matched
+    // it and those naming one of its values are shown.
+    let shown: Vec<&String> = match offered {
+        [only] => {
+            let named = named_values(schema, only.detail, sentences);
+            let value_words: std::collections::HashSet<String> =
+                named.iter().flat_map(|v| stems(v)).collect();
+            sentences
+                .iter()
+                .enumerate()
+                .filter(|(i, s)| {
+                    *i == only.sentence || stems(s).iter().any(|w| value_words.contains(w))
+                })
+                .map(|(_, s)| s)
+                .collect()
+        }
+        _ => sentences.iter().collect(),
+    };
+    for (i, s) in shown.iter().enumerate() {
         p.push_str(&format!("S{}: {}\n", i + 1, one_line(s)));
     }
     let keys: Vec<&str> = offered
@@ -203,7 +271,8 @@ pub fn prompt(schema: &Schema, sentences: &[String], offered: &[Candidate]) -> S
     p.push_str(&format!("Offered categories: {}\n", keys.join(", ")));
     for c in offered {
         let d = schema.detail(c.detail);
-        if !d.attributes.is_empty() {
+        // Values the user named are all the grammar offers; the list would only cost tokens.
+        if !d.attributes.is_empty() && named_values(schema, c.detail, sentences).is_empty() {
             p.push_str(&format!(
                 "Known values of {}: {}\n",
                 d.key,
@@ -246,7 +315,12 @@ fn gbnf_literal(s: &str) -> String {
 
 /// The grammar of an answer: `none`, or 1..=`max_prefs` lines over the offered categories
 /// (each with its known values or a few free words), then `end`.
-pub fn grammar(schema: &Schema, offered: &[Candidate], max_prefs: usize) -> String {
+pub fn grammar(
+    schema: &Schema,
+    offered: &[Candidate],
+    sentences: &[String],
+    max_prefs: usize,
+) -> String {
     let mut g = String::new();
     if offered.is_empty() {
         g.push_str("root ::= \"none\\n\"\n");
@@ -254,9 +328,7 @@ pub fn grammar(schema: &Schema, offered: &[Candidate], max_prefs: usize) -> Stri
     }
     if let [only] = offered {
         // The prompt already wrote `key:`: the value, or ` none`.
-        let d = schema.detail(only.detail);
-        let mut values: Vec<String> = d.attributes.iter().map(|a| gbnf_literal(a)).collect();
-        values.push("free".into());
+        let values = value_alternatives(schema, only.detail, sentences);
         g.push_str(&format!(
             "root ::= \" none\\n\" | \" \" ({}) \"\\n\"\n",
             values.join(" | ")
@@ -272,8 +344,7 @@ pub fn grammar(schema: &Schema, offered: &[Candidate], max_prefs: usize) -> Stri
     g.push_str(&format!("item ::= {}\n", items.join(" | ")));
     for (i, c) in offered.iter().enumerate() {
         let d = schema.detail(c.detail);
-        let mut values: Vec<String> = d.attributes.iter().map(|a| gbnf_literal(a)).collect();
-        values.push("free".into());
+        let values = value_alternatives(schema, c.detail, sentences);
         g.push_str(&format!(
             "c{i} ::= {} \": \" ({}) \"\\n\"\n",
             gbnf_literal(&d.key),
@@ -282,6 +353,65 @@ pub fn grammar(schema: &Schema, offered: &[Candidate], max_prefs: usize) -> Stri
     }
     g.push_str(FREE);
     g
+}
+
+/// Lower-case word stems (a trailing plural `s` dropped) of a text, for matching values.
+fn stems(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let w = w.to_lowercase();
+            match w.strip_suffix('s') {
+                Some(stem) if stem.len() >= 3 => stem.to_string(),
+                _ => w,
+            }
+        })
+        .collect()
+}
+
+/// The category's known values that the user's own words name: those sharing the largest
+/// share (at least half) of their words with the user's sentences ("Set it to 25 degrees
+/// Celsius" names "25 degree Celcius", not "21 degree Celcius"). Empty when none is named.
+pub fn named_values<'a>(
+    schema: &'a Schema,
+    detail: DetailId,
+    sentences: &[String],
+) -> Vec<&'a str> {
+    let said: std::collections::HashSet<String> = sentences.iter().flat_map(|s| stems(s)).collect();
+    let mut best = 0.5f32;
+    let mut out = Vec::new();
+    for a in &schema.detail(detail).attributes {
+        let words = stems(a);
+        if words.is_empty() {
+            continue;
+        }
+        let share = words.iter().filter(|w| said.contains(*w)).count() as f32 / words.len() as f32;
+        if share > best + 1e-6 {
+            best = share;
+            out.clear();
+        }
+        if (share - best).abs() <= 1e-6 {
+            out.push(a.as_str());
+        }
+    }
+    out
+}
+
+/// What the grammar offers as a category's value: the known values the user's words name, if
+/// any; otherwise every known value, or a few free words of the user's own.
+fn value_alternatives(schema: &Schema, detail: DetailId, sentences: &[String]) -> Vec<String> {
+    let named = named_values(schema, detail, sentences);
+    if !named.is_empty() {
+        return named.iter().map(|a| gbnf_literal(a)).collect();
+    }
+    let mut values: Vec<String> = schema
+        .detail(detail)
+        .attributes
+        .iter()
+        .map(|a| gbnf_literal(a))
+        .collect();
+    values.push("free".into());
+    values
 }
 
 /// A few words of the user's own: no lists, no punctuation runs copied from the schema.
@@ -394,15 +524,21 @@ mod tests {
     fn grammar_offers_only_the_shortlist() {
         let s = Schema::embedded();
         let offered = [cand(&s, "preferred_temperature", 0)];
-        let g = grammar(&s, &offered, 2);
+        let g = grammar(&s, &offered, &[], 2);
         assert!(g.contains("\"22 degree Celcius\""));
         assert!(!g.contains("favorite_genres"));
         assert!(g.starts_with("root ::= \" none\\n\" | \" \" ("), "{g}");
         let two = [offered[0], cand(&s, "fan_speed_preferences", 0)];
-        let g2 = grammar(&s, &two, 2);
+        let g2 = grammar(&s, &two, &[], 2);
         assert!(g2.contains("item{1,2}") && g2.contains("\"preferred_temperature\""));
         assert!(g2.contains("\"fan_speed_preferences\"") && !g2.contains("favorite_genres"));
-        assert_eq!(grammar(&s, &[], 2), "root ::= \"none\\n\"\n");
+        assert_eq!(grammar(&s, &[], &[], 2), "root ::= \"none\\n\"\n");
+        let said = ["Set it to 25 degrees Celsius, please.".to_string()];
+        let g = grammar(&s, &offered, &said, 2);
+        assert!(
+            g.contains("\"25 degree Celcius\"") && !g.contains("\"21 degree Celcius\""),
+            "{g}"
+        );
     }
 
     #[test]
@@ -429,6 +565,38 @@ mod tests {
         assert!(parse(&s, "none\n", &offered, &sents, &[])
             .unwrap()
             .is_empty());
+    }
+
+    #[test]
+    fn values_the_user_names_are_found() {
+        let s = Schema::embedded();
+        let d = |k: &str| s.detail_by_key(k).unwrap();
+        let say = |t: &str| vec![t.to_string()];
+        assert_eq!(
+            named_values(
+                &s,
+                d("preferred_temperature"),
+                &say("Set it to 25 degrees Celsius.")
+            ),
+            vec!["25 degree Celcius"]
+        );
+        assert_eq!(
+            named_values(
+                &s,
+                d("desired_price_range"),
+                &say("I prefer the expensive side.")
+            ),
+            vec!["expensive"]
+        );
+        assert_eq!(
+            named_values(
+                &s,
+                d("favorite_artists_bands"),
+                &say("Play Wolfgang Amadeus Harmonix.")
+            ),
+            vec!["Wolfgang Amadeus Harmonix (Classical)"]
+        );
+        assert!(named_values(&s, d("favorite_genres"), &say("Play something nice.")).is_empty());
     }
 
     #[test]

@@ -148,6 +148,16 @@ impl Options {
         }
     }
 
+    /// Every answer the options allow, as the model would write it.
+    pub fn answers(&self) -> Vec<String> {
+        let mut out: Vec<String> = self.pass.iter().map(|id| format!(" pass {id}")).collect();
+        out.extend(self.update.iter().map(|id| format!(" update {id}")));
+        if self.append {
+            out.push(" append".into());
+        }
+        out
+    }
+
     /// The grammar of an answer.
     pub fn grammar(&self) -> String {
         let ids = |v: &[PreferenceId]| {

@@ -9,7 +9,7 @@
 pub mod extract;
 pub mod maintain;
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
@@ -27,7 +27,7 @@ use crate::schema::{CategoryRef, DetailId, DetailSet, Schema, SchemaError};
 use crate::store::{Change, Store, StoreError};
 use crate::worker::{Worker, WorkerError};
 
-pub use extract::{Candidate, Extracted};
+pub use extract::{Candidate, Extracted, Prototype};
 
 /// File names inside a data directory.
 pub const STORE_FILE: &str = "glovebox.redb";
@@ -129,10 +129,16 @@ pub struct Models {
     schema: Arc<Schema>,
     embedder: Worker<Embedder>,
     llm: OnceLock<Llm>,
-    prototypes: OnceLock<Arc<Vec<(DetailId, Vec<f32>)>>>,
+    prototypes: OnceLock<Arc<Vec<Prototype>>>,
     extract_prefix: Arc<str>,
     maintain_prefix: Arc<str>,
+    /// Recent extraction answers by (prompt, grammar). Greedy decoding is deterministic, so an
+    /// identical request (the same conversation remembered again) reuses the answer.
+    answers: Mutex<HashMap<(String, String), (String, Vec<f32>)>>,
 }
+
+/// Most answers kept in [`Models`]' answer cache.
+const ANSWER_CACHE: usize = 256;
 
 impl Models {
     /// Loads the schema and the embedder; the LLM is loaded on first use (recall does not need
@@ -154,6 +160,7 @@ impl Models {
             embedder,
             llm: OnceLock::new(),
             prototypes: OnceLock::new(),
+            answers: Mutex::new(HashMap::new()),
         }))
     }
 
@@ -204,14 +211,39 @@ impl Models {
             .await??)
     }
 
-    fn prototypes(&self) -> Result<Arc<Vec<(DetailId, Vec<f32>)>>, MemoryError> {
+    /// The category prototypes: the schema's texts and the labelled examples, embedded once.
+    fn prototypes(&self) -> Result<Arc<Vec<Prototype>>, MemoryError> {
         if let Some(p) = self.prototypes.get() {
             return Ok(p.clone());
         }
-        let texts = extract::prototype_texts(&self.schema);
-        let vecs = self.embed(texts.iter().map(|(_, t)| t.clone()).collect())?;
-        let protos: Vec<(DetailId, Vec<f32>)> =
-            texts.into_iter().map(|(d, _)| d).zip(vecs).collect();
+        let mut labelled: Vec<(DetailId, String, Option<String>)> =
+            extract::prototype_texts(&self.schema)
+                .into_iter()
+                .map(|(d, t)| (d, t, None))
+                .collect();
+        let x = &self.cfg.extraction;
+        if x.use_examples {
+            let text = match &x.examples {
+                Some(p) => std::fs::read_to_string(p).map_err(|source| MemoryError::DataDir {
+                    path: p.clone(),
+                    source,
+                })?,
+                None => extract::DEFAULT_EXAMPLES.to_string(),
+            };
+            let examples = extract::parse_examples(&self.schema, &text)
+                .map_err(|m| MemoryError::Schema(crate::schema::SchemaError::Invalid(m)))?;
+            labelled.extend(examples.into_iter().map(|(d, e)| (d, e.sentence, e.source)));
+        }
+        let vecs = self.embed(labelled.iter().map(|(_, t, _)| t.clone()).collect())?;
+        let protos: Vec<Prototype> = labelled
+            .into_iter()
+            .zip(vecs)
+            .map(|((detail, _, source), vector)| Prototype {
+                detail,
+                vector,
+                source,
+            })
+            .collect();
         Ok(self.prototypes.get_or_init(|| Arc::new(protos)).clone())
     }
 
@@ -221,11 +253,22 @@ impl Models {
         conversation: &Conversation,
         allowed: &DetailSet,
     ) -> Result<Extraction, MemoryError> {
+        self.extract_excluding(conversation, allowed, None)
+    }
+
+    /// [`Models::extract`], leaving out the labelled examples that came from `exclude` (the
+    /// evaluation measures each user without that user's own examples).
+    pub fn extract_excluding(
+        &self,
+        conversation: &Conversation,
+        allowed: &DetailSet,
+        exclude: Option<&str>,
+    ) -> Result<Extraction, MemoryError> {
         let t0 = Instant::now();
         let sentences = conversation.user_sentences();
         let protos = self.prototypes()?;
         let vecs = self.embed(sentences.clone())?;
-        let scores = extract::sentence_scores(&self.schema, &protos, &vecs);
+        let scores = extract::sentence_scores(&self.schema, &protos, &vecs, exclude);
         let x = &self.cfg.extraction;
         let offered = extract::shortlist(
             &self.schema,
@@ -243,24 +286,74 @@ impl Models {
                 ms: t0.elapsed().as_secs_f64() * 1e3,
             });
         }
-        let llm = self.load_llm()?;
-        let completion = llm.complete(Request {
-            prefix: self.extract_prefix.clone(),
-            prompt: extract::prompt(&self.schema, &sentences, &offered),
-            grammar: extract::grammar(&self.schema, &offered, x.max_preferences),
-        })?;
-        tracing::debug!(
-            prompt_tokens = completion.prompt_tokens,
-            prompt_ms = completion.prompt_ms,
-            decode_ms = completion.decode_ms,
-            tokens = completion.steps.len(),
-            prefix_evaluated = completion.prefix_evaluated,
-            "extraction answer {:?}",
-            completion.text
-        );
-        let conf = extract::line_confidences(&completion.steps);
-        let answer = extract::full_answer(&self.schema, &offered, &completion.text);
-        let items = extract::parse(&self.schema, &answer, &offered, &sentences, &conf)?;
+        let prompt = extract::prompt(&self.schema, &sentences, &offered);
+        let grammar = extract::grammar(&self.schema, &offered, &sentences, x.max_preferences);
+        let key = (prompt, grammar);
+        let cached = lock(&self.answers).get(&key).cloned();
+        let (text, conf) = match cached {
+            Some(hit) => hit,
+            None => {
+                let llm = self.load_llm()?;
+                let request = Request {
+                    prefix: self.extract_prefix.clone(),
+                    prompt: key.0.clone(),
+                    grammar: key.1.clone(),
+                };
+                // One offered category whose value the user named: the answer is `none` or one
+                // of those values, and one forward pass scores them (no decoding steps).
+                let named = match offered.as_slice() {
+                    [only] => extract::named_values(&self.schema, only.detail, &sentences),
+                    _ => Vec::new(),
+                };
+                let mut options = vec![" none".to_string()];
+                options.extend(named.iter().map(|v| format!(" {v}")));
+                let choice = if named.is_empty() {
+                    None
+                } else {
+                    llm.choose(request.clone(), options.clone())?
+                };
+                if let Some(c) = choice {
+                    let text = format!("{}\n", options[c.index]);
+                    let conf = if c.index == 0 {
+                        Vec::new()
+                    } else {
+                        vec![c.probs[c.index]]
+                    };
+                    lock(&self.answers).insert(key, (text.clone(), conf.clone()));
+                    return self.finish_extraction(t0, offered, &sentences, &text, &conf);
+                }
+                let completion = llm.complete(request)?;
+                tracing::debug!(
+                    prompt_tokens = completion.prompt_tokens,
+                    prompt_ms = completion.prompt_ms,
+                    decode_ms = completion.decode_ms,
+                    tokens = completion.steps.len(),
+                    prefix_evaluated = completion.prefix_evaluated,
+                    "extraction answer {:?}",
+                    completion.text
+                );
+                let mut answers = lock(&self.answers);
+                if answers.len() >= ANSWER_CACHE {
+                    answers.clear();
+                }
+                let conf = extract::line_confidences(&completion.steps);
+                answers.insert(key, (completion.text.clone(), conf.clone()));
+                (completion.text, conf)
+            }
+        };
+        self.finish_extraction(t0, offered, &sentences, &text, &conf)
+    }
+
+    fn finish_extraction(
+        &self,
+        t0: Instant,
+        offered: Vec<Candidate>,
+        sentences: &[String],
+        text: &str,
+        conf: &[f32],
+    ) -> Result<Extraction, MemoryError> {
+        let answer = extract::full_answer(&self.schema, &offered, text);
+        let items = extract::parse(&self.schema, &answer, &offered, sentences, conf)?;
         Ok(Extraction {
             offered,
             items,
@@ -501,12 +594,18 @@ impl Memory {
             return Ok((op, stored));
         }
         let llm = self.load_llm()?;
-        let completion = llm.complete(Request {
+        let request = Request {
             prefix: self.models.maintain_prefix.clone(),
             prompt: maintain::prompt(detail, &stored, &incoming.attribute, &incoming.sentence),
             grammar: options.grammar(),
-        })?;
-        let op = options.parse(&completion.text)?;
+        };
+        // Answers that differ in their first token are scored in one forward pass.
+        let answers = options.answers();
+        let text = match llm.choose(request.clone(), answers.clone())? {
+            Some(c) => answers[c.index].clone(),
+            None => llm.complete(request)?.text,
+        };
+        let op = options.parse(&text)?;
         Ok((op, stored))
     }
 
