@@ -130,8 +130,9 @@ pub fn sentence_scores(
 }
 
 /// The allowed categories worth offering, best first: for each user sentence whose best
-/// category (over the whole schema) is allowed, the allowed categories within `margin` of that
-/// best score and at least `min_similarity`; merged over sentences by their best score.
+/// category (over the whole schema) is allowed and whose best score is within `margin` of the
+/// conversation's best, the allowed categories within `margin` of that sentence's best score and
+/// at least `min_similarity`; merged over sentences by their best score.
 pub fn shortlist(
     schema: &Schema,
     scores: &[Vec<f32>],
@@ -141,6 +142,13 @@ pub fn shortlist(
     max: usize,
 ) -> Vec<Candidate> {
     let mut best: Vec<Option<Candidate>> = vec![None; schema.details().len()];
+    // The conversation's strongest evidence, over the whole schema: sentences far weaker than it
+    // (small talk, generic requests) offer nothing, so that when the strongest is about an
+    // opted-out category a generic sentence cannot smuggle in its nearest allowed neighbour.
+    let conv_top = scores
+        .iter()
+        .flat_map(|row| row.iter().copied())
+        .fold(f32::NEG_INFINITY, f32::max);
     for (si, row) in scores.iter().enumerate() {
         let Some((top_d, top)) = row
             .iter()
@@ -150,7 +158,10 @@ pub fn shortlist(
         else {
             continue;
         };
-        if !allowed.contains(schema.details()[top_d].id) || top < min_similarity {
+        if !allowed.contains(schema.details()[top_d].id)
+            || top < min_similarity
+            || top < conv_top - margin
+        {
             continue;
         }
         for (di, &s) in row.iter().enumerate() {
@@ -643,7 +654,16 @@ mod tests {
         // Opting out of the best category silences the sentence entirely.
         let mut allowed = all.clone();
         allowed.remove(temp);
-        assert!(shortlist(&s, &[row], &allowed, 0.3, 0.1, 3).is_empty());
+        assert!(shortlist(&s, &[row.clone()], &allowed, 0.3, 0.1, 3).is_empty());
+        // A weak, generic sentence does not bring in its nearest allowed category either.
+        let mut generic = vec![0.0f32; n];
+        generic[genres.index()] = 0.45;
+        assert!(shortlist(&s, &[row.clone(), generic.clone()], &allowed, 0.3, 0.1, 3).is_empty());
+        // On its own it would.
+        assert_eq!(
+            shortlist(&s, &[generic], &allowed, 0.3, 0.1, 3)[0].detail,
+            genres
+        );
     }
 
     #[test]

@@ -172,7 +172,7 @@ fn the_command_line_remembers_recalls_lists_and_refuses_bad_input() {
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
-        v["remembered"][0]["category"], "Preferred Temperature",
+        v["remembered"][0]["preference"]["category"], "Preferred Temperature",
         "{v}"
     );
     assert_eq!(v["remembered"][0]["operation"], "append");
