@@ -343,7 +343,9 @@ impl<'m> Engine<'m> {
             decode_tokens(&mut ctx, &tokens, 0, self.cfg.batch as usize)?;
             if let Some(f) = &file {
                 // Best effort: a cache that cannot be written costs time next start, nothing else.
-                let tmp = f.with_extension(format!("tmp{}", std::process::id()));
+                static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+                let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let tmp = f.with_extension(format!("tmp{}-{n}", std::process::id()));
                 let saved = std::fs::create_dir_all(f.parent().unwrap_or(Path::new("."))).is_ok()
                     && ctx.state_seq_save_file(&tmp, 0, &tokens).is_ok()
                     && std::fs::rename(&tmp, f).is_ok();
@@ -424,11 +426,7 @@ impl<'m> Engine<'m> {
             if grammar_complete(&mut grammar, eog) {
                 break;
             }
-            batch.clear();
-            batch
-                .add(token, pos as i32, &[0], true)
-                .map_err(backend_err)?;
-            ctx.decode(&mut batch).map_err(backend_err)?;
+            decode_one(ctx, &mut batch, token, pos)?;
             pos += 1;
         }
         Ok(Completion {
@@ -480,11 +478,7 @@ impl<'m> Engine<'m> {
         for _ in 0..n {
             let logits = ctx.get_logits_ith(-1);
             let token = argmax(logits);
-            batch.clear();
-            batch
-                .add(token, pos as i32, &[0], true)
-                .map_err(backend_err)?;
-            ctx.decode(&mut batch).map_err(backend_err)?;
+            decode_one(ctx, &mut batch, token, pos)?;
             pos += 1;
         }
         Ok(RawCost {
@@ -516,6 +510,20 @@ fn decode_tokens(
         ctx.decode(&mut batch).map_err(backend_err)?;
     }
     Ok(())
+}
+
+/// Decodes one generated token at `pos`, asking for its logits.
+fn decode_one(
+    ctx: &mut LlamaContext<'_>,
+    batch: &mut LlamaBatch,
+    token: LlamaToken,
+    pos: usize,
+) -> Result<(), LlmError> {
+    batch.clear();
+    batch
+        .add(token, pos as i32, &[0], true)
+        .map_err(backend_err)?;
+    ctx.decode(batch).map_err(backend_err)
 }
 
 fn argmax(logits: &[f32]) -> LlamaToken {
