@@ -63,6 +63,8 @@ pub enum Command {
     Optin(CategoryArgs),
     /// Print the category schema.
     Categories,
+    /// Rewrite the store and index files with only live data (nothing forgotten stays on disk).
+    Compact,
     /// The main job on the embedded defaults: remember sample conversations, then recall.
     Demo,
     /// Serve the Unix-socket protocol for the infotainment stack (docs/protocol.md).
@@ -114,6 +116,18 @@ pub enum PrefsCommand {
     History {
         #[arg(long)]
         user: String,
+    },
+    /// Everything stored about a user as one JSON document (format glovebox-export, version 1).
+    Export {
+        #[arg(long)]
+        user: String,
+    },
+    /// Store an export document's preferences and opt-outs under a user.
+    Import {
+        #[arg(long)]
+        user: String,
+        #[arg(long, value_name = "FILE")]
+        file: PathBuf,
     },
 }
 
@@ -169,8 +183,15 @@ pub fn run(cli: Cli) -> Result<()> {
                 Some(d) => d,
                 None => default_data_dir()?,
             };
-            let memory = Memory::open(&dir, cfg)
+            let mut memory = Memory::open(&dir, cfg)
                 .with_context(|| format!("cannot open the memory in {}", dir.display()))?;
+            if let Command::Compact = command {
+                memory.compact()?;
+                out.print(json!({ "compacted": dir.display().to_string() }), || {
+                    format!("compacted {}", dir.display())
+                });
+                return Ok(());
+            }
             run_on(&memory, command, out)
         }
     }
@@ -304,6 +325,25 @@ fn run_on(memory: &Memory, command: Command, out: Output) -> Result<()> {
                 },
             );
         }
+        Command::Prefs(PrefsCommand::Export { user: u }) => {
+            let u = user(&u)?;
+            let doc = crate::ipc::export::export(memory, &u)?;
+            out.print(doc.clone(), || {
+                serde_json::to_string_pretty(&doc).unwrap_or_default()
+            });
+        }
+        Command::Prefs(PrefsCommand::Import { user: u, file }) => {
+            let u = user(&u)?;
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("cannot read {}", file.display()))?;
+            let doc: serde_json::Value = serde_json::from_str(&text)
+                .with_context(|| format!("{} is not JSON", file.display()))?;
+            let n = crate::ipc::export::import(memory, &u, &doc)
+                .with_context(|| format!("cannot import {}", file.display()))?;
+            out.print(json!({ "imported": n }), || {
+                format!("imported {n} preference(s)")
+            });
+        }
         Command::Optout(c) => {
             let u = user(&c.user)?;
             let r = schema.resolve(&c.category)?;
@@ -327,7 +367,11 @@ fn run_on(memory: &Memory, command: Command, out: Output) -> Result<()> {
                 format!("opted in to {}", schema.ref_name(r))
             });
         }
-        Command::Categories | Command::Demo | Command::Eval(_) | Command::Serve { .. } => {
+        Command::Categories
+        | Command::Demo
+        | Command::Eval(_)
+        | Command::Serve { .. }
+        | Command::Compact => {
             unreachable!("handled without a data directory")
         }
     }

@@ -27,3 +27,80 @@ pub fn export(memory: &Memory, user: &UserId) -> Result<Value, MemoryError> {
         "optouts": optouts.iter().map(|r| WireCategory::new(schema, *r)).collect::<Vec<_>>(),
     }))
 }
+
+/// What was wrong with a document given to [`import`].
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    #[error("not a Glovebox export: {0}")]
+    Format(String),
+    #[error(transparent)]
+    Memory(#[from] MemoryError),
+}
+
+/// Stores the preferences and opt-outs of an export document under `user` (moving a profile to
+/// a new car). Everything is checked before anything is stored. Returns how many preferences
+/// were imported.
+pub fn import(memory: &Memory, user: &UserId, doc: &Value) -> Result<usize, ImportError> {
+    let bad = |m: String| ImportError::Format(m);
+    if doc["format"] != EXPORT_FORMAT {
+        return Err(bad(format!("\"format\" must be {EXPORT_FORMAT:?}")));
+    }
+    match doc["version"].as_u64() {
+        Some(EXPORT_VERSION) => {}
+        v => {
+            return Err(bad(format!(
+                "version {v:?} is not supported (this build reads {EXPORT_VERSION})"
+            )))
+        }
+    }
+    let schema = memory.schema();
+    let mut optouts = Vec::new();
+    for (i, o) in doc["optouts"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+        .iter()
+        .enumerate()
+    {
+        let key = o["key"]
+            .as_str()
+            .ok_or_else(|| bad(format!("optouts[{i}] has no \"key\"")))?;
+        optouts.push(
+            schema
+                .resolve(key)
+                .map_err(|e| bad(format!("optouts[{i}]: {e}")))?,
+        );
+    }
+    let prefs = doc["preferences"]
+        .as_array()
+        .ok_or_else(|| bad("\"preferences\" must be a list".into()))?;
+    let mut news = Vec::with_capacity(prefs.len());
+    for (i, p) in prefs.iter().enumerate() {
+        let key = p["category_key"]
+            .as_str()
+            .ok_or_else(|| bad(format!("preferences[{i}] has no \"category_key\"")))?;
+        let detail = schema
+            .detail_by_key(key)
+            .ok_or_else(|| bad(format!("preferences[{i}]: unknown category key {key:?}")))?;
+        let attribute = p["attribute"]
+            .as_str()
+            .filter(|a| !a.trim().is_empty())
+            .ok_or_else(|| bad(format!("preferences[{i}] has no \"attribute\"")))?;
+        let sentences: Vec<String> = p["sentences"]
+            .as_array()
+            .ok_or_else(|| bad(format!("preferences[{i}] has no \"sentences\" list")))?
+            .iter()
+            .map(|s| s.as_str().map(str::to_string))
+            .collect::<Option<_>>()
+            .ok_or_else(|| bad(format!("preferences[{i}]: sentences must be strings")))?;
+        news.push(crate::memory::NewPreference {
+            detail,
+            attribute: attribute.to_string(),
+            sentences,
+        });
+    }
+    for r in optouts {
+        memory.opt_out(user, r)?;
+    }
+    Ok(memory.import(user, news)?.len())
+}

@@ -747,6 +747,19 @@ impl Memory {
         Ok(stored)
     }
 
+    /// Rewrites the store and the index with only what is live, so that nothing deleted
+    /// (forgotten preferences, history) is left in any file of the data directory.
+    pub fn compact(&mut self) -> Result<(), MemoryError> {
+        self.store.compact()?;
+        // A fresh index file holds no removed vectors: rebuild it from the store.
+        let (index_path, state_path) = self.index_paths();
+        for p in [&state_path, &index_path] {
+            let _ = std::fs::remove_file(p);
+        }
+        self.reconcile_index()?;
+        Ok(())
+    }
+
     // ---- recall ----
 
     /// The user's `k` active preferences most relevant to an utterance, best first.

@@ -3,5 +3,6 @@
 
 mod common;
 mod eval;
+mod privacy;
 mod remember;
 mod serve;

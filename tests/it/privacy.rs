@@ -1,0 +1,130 @@
+//! Issue 6 (in part): export → forget → import, compaction leaving nothing forgotten on disk,
+//! and isolation between users.
+
+use glovebox::ipc::export::{export, import};
+use glovebox::memory::{ForgetWhat, NewPreference};
+use tempfile::tempdir;
+
+use crate::common::{open, user};
+
+const SECRET: &str = "Zanzibar Quokka Jazz";
+
+fn seed(m: &glovebox::memory::Memory, who: &str, attribute: &str) {
+    let s = m.schema().clone();
+    m.import(
+        &user(who),
+        vec![
+            NewPreference {
+                detail: s.detail_by_key("favorite_genres").unwrap(),
+                attribute: attribute.into(),
+                sentences: vec![format!("I could listen to {attribute} all day.")],
+            },
+            NewPreference {
+                detail: s.detail_by_key("preferred_temperature").unwrap(),
+                attribute: "22 degree Celcius".into(),
+                sentences: vec!["Keep the cabin at 22 degrees, always.".into()],
+            },
+        ],
+    )
+    .unwrap();
+}
+
+fn summary(m: &glovebox::memory::Memory, who: &str) -> Vec<(String, String, Vec<String>)> {
+    let mut v: Vec<_> = m
+        .list(&user(who))
+        .unwrap()
+        .into_iter()
+        .map(|p| {
+            (
+                m.schema().detail(p.detail).key.clone(),
+                p.attribute,
+                p.sentences,
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn export_forget_import_gives_back_the_same_memory() {
+    let dir = tempdir().unwrap();
+    let m = open(dir.path());
+    let ann = user("ann");
+    seed(&m, "ann", "Jazz");
+    let music = m.schema().resolve("Radio and Podcasts").unwrap();
+    m.opt_out(&ann, music).unwrap();
+    let before = summary(&m, "ann");
+    let recall_before: Vec<String> = m
+        .recall(&ann, "play some music", 2)
+        .unwrap()
+        .iter()
+        .map(|r| r.preference.attribute.clone())
+        .collect();
+    let doc = export(&m, &ann).unwrap();
+    assert_eq!(doc["format"], "glovebox-export");
+    assert_eq!(doc["optouts"][0]["key"], "radio_and_podcasts");
+    m.forget(&ann, ForgetWhat::All).unwrap();
+    assert!(m.list(&ann).unwrap().is_empty());
+    assert!(m.optouts(&ann).unwrap().is_empty());
+    assert_eq!(import(&m, &ann, &doc).unwrap(), 2);
+    assert_eq!(summary(&m, "ann"), before);
+    assert_eq!(m.optouts(&ann).unwrap(), vec![music]);
+    let recall_after: Vec<String> = m
+        .recall(&ann, "play some music", 2)
+        .unwrap()
+        .iter()
+        .map(|r| r.preference.attribute.clone())
+        .collect();
+    assert_eq!(recall_after, recall_before);
+
+    let mut bad = doc.clone();
+    bad["preferences"][0]["category_key"] = "horoscope".into();
+    let e = import(&m, &ann, &bad).unwrap_err().to_string();
+    assert!(e.contains("unknown category key \"horoscope\""), "{e}");
+    assert_eq!(
+        summary(&m, "ann"),
+        before,
+        "a rejected import stores nothing"
+    );
+}
+
+#[test]
+fn after_forget_and_compact_nothing_of_the_user_is_on_disk() {
+    let dir = tempdir().unwrap();
+    let mut m = open(dir.path());
+    seed(&m, "ann", SECRET);
+    seed(&m, "bob", "Rock");
+    m.forget(&user("ann"), ForgetWhat::All).unwrap();
+    m.compact().unwrap();
+    for entry in std::fs::read_dir(dir.path()).unwrap() {
+        let p = entry.unwrap().path();
+        let bytes = std::fs::read(&p).unwrap();
+        assert!(
+            !bytes.windows(SECRET.len()).any(|w| w == SECRET.as_bytes()),
+            "{} still holds a forgotten attribute",
+            p.display()
+        );
+    }
+    assert_eq!(summary(&m, "bob").len(), 2);
+    assert_eq!(m.index_len(), 2);
+    let hits = m.recall(&user("bob"), "play some rock", 1).unwrap();
+    assert_eq!(hits[0].preference.attribute, "Rock");
+}
+
+#[test]
+fn users_never_see_each_other() {
+    let dir = tempdir().unwrap();
+    let m = open(dir.path());
+    seed(&m, "ann", "Jazz");
+    seed(&m, "bob", "Rock");
+    for (who, mine, theirs) in [("ann", "Jazz", "Rock"), ("bob", "Rock", "Jazz")] {
+        let hits = m.recall(&user(who), "play music", 10).unwrap();
+        assert_eq!(hits.len(), 2);
+        assert!(hits.iter().all(|h| h.preference.user == user(who)));
+        assert!(hits.iter().any(|h| h.preference.attribute == mine));
+        assert!(!summary(&m, who).iter().any(|(_, a, _)| a == theirs));
+        let doc = export(&m, &user(who)).unwrap().to_string();
+        assert!(doc.contains(mine) && !doc.contains(theirs));
+    }
+}
