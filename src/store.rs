@@ -62,6 +62,8 @@ pub enum Change {
     OptIn(UserId, String),
     /// Remove a user's whole history.
     ClearHistory(UserId),
+    /// Remove the user's history entries that hold any of these preferences (before or after).
+    ScrubHistory(UserId, Vec<PreferenceId>),
 }
 
 #[derive(Serialize, Deserialize)]
@@ -448,6 +450,20 @@ impl Store {
                     }
                     Change::OptIn(user, key) => {
                         opt.remove((user.as_str(), key.as_str()))
+                            .map_err(|e| self.err(e))?;
+                    }
+                    Change::ScrubHistory(user, ids) => {
+                        let u = user.as_str();
+                        let ids: BTreeSet<u64> = ids.iter().map(|i| i.0).collect();
+                        let holds = |b: &[u8]| {
+                            serde_json::from_slice::<HistRecord>(b).is_ok_and(|h| {
+                                [&h.before, &h.after]
+                                    .into_iter()
+                                    .flatten()
+                                    .any(|p| ids.contains(&p.id))
+                            })
+                        };
+                        hist.retain_in((u, 0u64)..=(u, u64::MAX), |_, v| !holds(v))
                             .map_err(|e| self.err(e))?;
                     }
                     Change::ClearHistory(user) => {

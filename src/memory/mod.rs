@@ -892,7 +892,11 @@ impl Memory {
         op: Operation,
         now: Millis,
     ) -> Result<Vec<Preference>, MemoryError> {
-        let mut changes = Vec::new();
+        // What was forgotten leaves no trace: its earlier history entries go too.
+        let mut changes = vec![Change::ScrubHistory(
+            user.clone(),
+            prefs.iter().map(|p| p.id).collect(),
+        )];
         for p in &prefs {
             changes.push(Change::Delete(p.id));
             changes.push(Change::History(
@@ -907,7 +911,7 @@ impl Memory {
                 },
             ));
         }
-        if !changes.is_empty() {
+        if !prefs.is_empty() {
             self.commit(changes, &[], &prefs)?;
         }
         Ok(prefs)

@@ -113,6 +113,28 @@ fn after_forget_and_compact_nothing_of_the_user_is_on_disk() {
 }
 
 #[test]
+fn forgetting_one_preference_leaves_no_trace_in_history() {
+    let dir = tempdir().unwrap();
+    let m = open(dir.path());
+    seed(&m, "ann", SECRET);
+    let genres = m.schema().resolve("favorite_genres").unwrap();
+    assert_eq!(
+        m.forget(&user("ann"), ForgetWhat::Category(genres))
+            .unwrap()
+            .len(),
+        1
+    );
+    let h = m.history(&user("ann")).unwrap();
+    assert!(h.iter().any(|e| e.op == glovebox::pref::Operation::Forget));
+    let text = format!("{h:?}");
+    assert!(!text.contains(SECRET), "{text}");
+    assert!(
+        text.contains("22 degree Celcius"),
+        "the other preference's history stays"
+    );
+}
+
+#[test]
 fn users_never_see_each_other() {
     let dir = tempdir().unwrap();
     let m = open(dir.path());
