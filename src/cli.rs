@@ -76,6 +76,16 @@ pub enum Command {
     /// Measure Glovebox on a benchmark.
     #[command(subcommand)]
     Eval(EvalCommand),
+    /// A quick run of the latency benches: medians, references, ratios and budgets
+    /// (benches/README.md); `--json` prints them as one JSON object.
+    Bench {
+        /// Rounds over the built-in utterances for the embed and recall medians.
+        #[arg(long, default_value_t = 5)]
+        rounds: usize,
+        /// How many of the ten built-in CarMem conversations to extract.
+        #[arg(long, default_value_t = 10)]
+        conversations: usize,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -171,6 +181,21 @@ pub fn run(cli: Cli) -> Result<()> {
             users,
             out: rows,
         }) => eval_carmem(cfg, &data, users, rows.as_deref(), out),
+        Command::Bench {
+            rounds,
+            conversations,
+        } => {
+            let exe = std::env::current_exe().context("cannot find the glovebox executable")?;
+            let opts = crate::eval::bench::QuickOptions {
+                exe: &exe,
+                config: cli.config.as_deref(),
+                rounds,
+                conversations,
+            };
+            let report = crate::eval::bench::quick(&cfg, &opts)?;
+            out.print(report.clone(), || crate::eval::bench::table(&report));
+            Ok(())
+        }
         Command::Serve { socket } => {
             let dir = match cli.data_dir {
                 Some(d) => d,
@@ -370,6 +395,7 @@ fn run_on(memory: &Memory, command: Command, out: Output) -> Result<()> {
         Command::Categories
         | Command::Demo
         | Command::Eval(_)
+        | Command::Bench { .. }
         | Command::Serve { .. }
         | Command::Compact => {
             unreachable!("handled without a data directory")

@@ -54,6 +54,8 @@ pub enum EvalError {
     Memory(#[from] MemoryError),
     #[error("cannot write results: {0}")]
     Write(std::io::Error),
+    #[error("running {exe} failed: {problem}")]
+    Run { exe: String, problem: String },
 }
 
 /// One labelled conversation of the benchmark.
@@ -87,6 +89,17 @@ pub fn load(
         path: path.display().to_string(),
         source,
     })?;
+    parse(&text, &path.display().to_string(), schema, users)
+}
+
+/// Reads CarMem JSONL text (one user per line), the first `users` users if given; `origin`
+/// names the text in errors.
+pub fn parse(
+    text: &str,
+    origin: &str,
+    schema: &Schema,
+    users: Option<usize>,
+) -> Result<Vec<EvalUser>, EvalError> {
     let mut out = Vec::new();
     for (i, line) in text
         .lines()
@@ -97,7 +110,7 @@ pub fn load(
             break;
         }
         let bad = |problem: String| EvalError::Data {
-            path: path.display().to_string(),
+            path: origin.to_string(),
             line: i + 1,
             problem,
         };

@@ -1,4 +1,6 @@
-//! Evaluation harnesses: the CarMem benchmark through the real runtime.
+//! Evaluation harnesses: the CarMem benchmark through the real runtime, and the quick latency run
+//! (`glovebox bench`) with the workloads the criterion benches share.
 
+pub mod bench;
 pub mod carmem;
 pub mod metrics;

@@ -77,6 +77,9 @@ pub struct Extraction {
     pub items: Vec<Extracted>,
     /// The LLM's raw answer (empty when nothing was offered and the model was not asked).
     pub answer: String,
+    /// Tokens the LLM decoded for the answer (0 when it was scored in one pass, cached, or not
+    /// asked): with the prompt, what llama.cpp's raw cost is measured on.
+    pub decoded_tokens: usize,
     pub ms: f64,
 }
 
@@ -283,22 +286,17 @@ impl Models {
                 offered,
                 items: Vec::new(),
                 answer: String::new(),
+                decoded_tokens: 0,
                 ms: t0.elapsed().as_secs_f64() * 1e3,
             });
         }
-        let prompt = extract::prompt(&self.schema, &sentences, &offered);
-        let grammar = extract::grammar(&self.schema, &offered, &sentences, x.max_preferences);
-        let key = (prompt, grammar);
+        let request = self.extraction_request(&sentences, &offered);
+        let key = (request.prompt.clone(), request.grammar.clone());
         let cached = lock(&self.answers).get(&key).cloned();
-        let (text, conf) = match cached {
-            Some(hit) => hit,
+        let (text, conf, decoded) = match cached {
+            Some((text, conf)) => (text, conf, 0),
             None => {
                 let llm = self.load_llm()?;
-                let request = Request {
-                    prefix: self.extract_prefix.clone(),
-                    prompt: key.0.clone(),
-                    grammar: key.1.clone(),
-                };
                 // One offered category whose value the user named: the answer is `none` or one
                 // of those values, and one forward pass scores them (no decoding steps).
                 let named = match offered.as_slice() {
@@ -320,7 +318,7 @@ impl Models {
                         vec![c.probs[c.index]]
                     };
                     lock(&self.answers).insert(key, (text.clone(), conf.clone()));
-                    return self.finish_extraction(t0, offered, &sentences, &text, &conf);
+                    return self.finish_extraction(t0, offered, &sentences, &text, &conf, 0);
                 }
                 let completion = llm.complete(request)?;
                 tracing::debug!(
@@ -338,10 +336,32 @@ impl Models {
                 }
                 let conf = extract::line_confidences(&completion.steps);
                 answers.insert(key, (completion.text.clone(), conf.clone()));
-                (completion.text, conf)
+                (completion.text, conf, completion.steps.len())
             }
         };
-        self.finish_extraction(t0, offered, &sentences, &text, &conf)
+        self.finish_extraction(t0, offered, &sentences, &text, &conf, decoded)
+    }
+
+    /// The LLM request that extraction makes for these user sentences and offered categories:
+    /// the cached instructions as prefix, the sentences and the started answer as prompt, and
+    /// the grammar of what may follow.
+    pub fn extraction_request(&self, sentences: &[String], offered: &[Candidate]) -> Request {
+        Request {
+            prefix: self.extract_prefix.clone(),
+            prompt: extract::prompt(&self.schema, sentences, offered),
+            grammar: extract::grammar(
+                &self.schema,
+                offered,
+                sentences,
+                self.cfg.extraction.max_preferences,
+            ),
+        }
+    }
+
+    /// Forgets the remembered extraction answers, so that the next extraction of a
+    /// conversation asks the LLM again (benches measure the model, not the cache).
+    pub fn clear_answer_cache(&self) {
+        lock(&self.answers).clear();
     }
 
     fn finish_extraction(
@@ -351,6 +371,7 @@ impl Models {
         sentences: &[String],
         text: &str,
         conf: &[f32],
+        decoded_tokens: usize,
     ) -> Result<Extraction, MemoryError> {
         let answer = extract::full_answer(&self.schema, &offered, text);
         let items = extract::parse(&self.schema, &answer, &offered, sentences, conf)?;
@@ -358,6 +379,7 @@ impl Models {
             offered,
             items,
             answer,
+            decoded_tokens,
             ms: t0.elapsed().as_secs_f64() * 1e3,
         })
     }

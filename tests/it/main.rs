@@ -1,6 +1,7 @@
 //! Integration tests: the real models, the real redb and usearch files in a temp dir, the real
 //! binary. One test binary; modules by area.
 
+mod bench;
 mod common;
 mod eval;
 mod privacy;

@@ -1,0 +1,43 @@
+//! `glovebox bench --json`: the quick latency run reports every figure of the budgets table.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::common::models_dir;
+
+#[test]
+fn bench_json_reports_every_figure() {
+    let out = Command::new(env!("CARGO_BIN_EXE_glovebox"))
+        .arg("--models")
+        .arg(models_dir())
+        .args(["--json", "bench", "--rounds", "1", "--conversations", "2"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    for key in [
+        "recall_ms_p50",
+        "embed_ms_p50",
+        "extract_ms_p50",
+        "raw_token_ms",
+        "maintain_ms_p50",
+        "cold_start_ms",
+        "peak_rss_mb",
+        "recall_per_embed",
+        "extract_per_raw",
+    ] {
+        let v = r[key]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{key} missing: {r}"));
+        assert!(v > 0.0 && v.is_finite(), "{key} = {v}");
+    }
+    assert_eq!(r["samples"]["conversations"], 2);
+    for budget in ["recall", "extract", "maintain", "cold_start", "peak_rss"] {
+        assert!(r["budgets_met"][budget].is_boolean(), "{budget}: {r}");
+    }
+}
