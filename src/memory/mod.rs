@@ -33,6 +33,9 @@ pub use extract::{Candidate, Extracted, Prototype};
 pub const STORE_FILE: &str = "glovebox.redb";
 pub const INDEX_FILE: &str = "index.usearch";
 pub const INDEX_STATE_FILE: &str = "index.state";
+/// Written before the fingerprint in [`INDEX_STATE_FILE`]: an index built from another
+/// [`Memory::embedding_text`] is rebuilt at open.
+const EMBEDDING_TEXT_VERSION: &str = "text2";
 
 /// Most sentences kept as evidence on one preference (the oldest are dropped first).
 pub const MAX_SENTENCES: usize = 8;
@@ -481,11 +484,15 @@ impl Memory {
         self.models.load_llm()
     }
 
-    /// The text a preference is embedded from: "detail category: attribute. sentences".
+    /// The text a preference is embedded from: "subcategory detail category: attribute.
+    /// sentences". Recall queries name the subcategory far more often than the detail (dev
+    /// split, all 50 users, embedder-only probe: top n .81 → .86 with the subcategory's name).
     pub fn embedding_text(&self, p: &Preference) -> String {
+        let detail = self.schema.detail(p.detail);
         format!(
-            "{}: {}. {}",
-            self.schema.detail(p.detail).name,
+            "{} {}: {}. {}",
+            self.schema.sub(detail.sub).name,
+            detail.name,
             p.attribute,
             p.sentences.join(" ")
         )
@@ -503,9 +510,11 @@ impl Memory {
         let fingerprint = prefs.iter().fold(0u64, |f, p| f ^ pref_hash(p));
         let ids: BTreeSet<u64> = prefs.iter().map(|p| p.id.0).collect();
         let (index_path, state_path) = self.index_paths();
-        let saved_fp = std::fs::read_to_string(&state_path)
-            .ok()
-            .and_then(|s| s.trim().parse::<u64>().ok());
+        let saved_fp = std::fs::read_to_string(&state_path).ok().and_then(|s| {
+            s.trim()
+                .strip_prefix(EMBEDDING_TEXT_VERSION)
+                .and_then(|f| f.trim().parse::<u64>().ok())
+        });
         if saved_fp == Some(fingerprint) && index_path.exists() {
             match VectorIndex::load(&index_path, EMBED_DIM) {
                 Ok(index) if index.keys() == ids => {
@@ -539,7 +548,7 @@ impl Memory {
             path: state_path.clone(),
             source,
         };
-        std::fs::write(&tmp, st.fingerprint.to_string()).map_err(io)?;
+        std::fs::write(&tmp, format!("{EMBEDDING_TEXT_VERSION} {}", st.fingerprint)).map_err(io)?;
         std::fs::rename(&tmp, &state_path).map_err(io)?;
         Ok(())
     }
@@ -613,6 +622,9 @@ impl Memory {
             &incoming.sentence,
         );
         if let Some(op) = options.forced() {
+            return Ok((op, stored));
+        }
+        if let Some(op) = options.by_negation(&incoming.sentence) {
             return Ok((op, stored));
         }
         let llm = self.load_llm()?;
