@@ -158,9 +158,9 @@ impl Default for ExtractionConfig {
         ExtractionConfig {
             shortlist: 1,
             min_similarity: 0.3,
-            margin: 0.1,
+            margin: 0.0,
             max_preferences: 2,
-            use_examples: true,
+            use_examples: false,
             examples: None,
             confirm_below: 0.0,
         }

@@ -10,7 +10,7 @@
 //!
 //! Every [`Store::apply`] is one durable write transaction: all of it or none of it.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -283,6 +283,30 @@ impl Store {
     ) -> Result<Vec<Preference>, StoreError> {
         let key = self.schema.detail(detail).key.clone();
         self.ids_in(user, &key, &key)
+    }
+
+    /// The ids of all of a user's preferences (any status), read from the per-user lookup
+    /// alone: no record is decoded, which keeps recall's cost flat in the number stored.
+    pub fn ids_of(&self, user: &UserId) -> Result<HashSet<u64>, StoreError> {
+        let r = self.db.begin_read().map_err(|e| self.err(e))?;
+        let idx = r.open_table(BY_USER).map_err(|e| self.err(e))?;
+        let u = user.as_str();
+        let mut out = HashSet::new();
+        for item in idx
+            .range((u, "", 0u64)..=(u, KEY_MAX, u64::MAX))
+            .map_err(|e| self.err(e))?
+        {
+            out.insert(item.map_err(|e| self.err(e))?.0.value().2);
+        }
+        Ok(out)
+    }
+
+    /// Several preferences by id in one read transaction, in the order given (`None` for an id
+    /// not stored).
+    pub fn get_many(&self, ids: &[u64]) -> Result<Vec<Option<Preference>>, StoreError> {
+        let r = self.db.begin_read().map_err(|e| self.err(e))?;
+        let t = r.open_table(PREFS).map_err(|e| self.err(e))?;
+        ids.iter().map(|&id| self.get_in(&t, id)).collect()
     }
 
     /// All of a user's preferences, ordered by category key, then id.

@@ -811,35 +811,45 @@ impl Memory {
     }
 
     /// [`Memory::recall`] with the utterance already embedded.
+    ///
+    /// The search is restricted to the user's ids (from the store's per-user lookup, without
+    /// decoding records); only the hits are read. A hit that is not active (pending
+    /// confirmation) is left out and the search repeated without it, so the answer is the top
+    /// `k` of the user's active preferences and the cost does not grow with what is stored.
     pub fn recall_vector(
         &self,
         user: &UserId,
         query: &[f32],
         k: usize,
     ) -> Result<Vec<Recalled>, MemoryError> {
-        let prefs = self.store.list(user)?;
-        let active: HashSet<u64> = prefs
-            .iter()
-            .filter(|p| p.status == Status::Active)
-            .map(|p| p.id.0)
-            .collect();
-        if active.is_empty() {
+        let ids = self.store.ids_of(user)?;
+        if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let hits = lock(&self.index)
-            .index
-            .search(query, k, |key| active.contains(&key))?;
-        let mut out = Vec::with_capacity(hits.len());
-        for (key, score) in hits {
-            if let Some(p) = prefs.iter().find(|p| p.id.0 == key) {
-                out.push(Recalled {
-                    preference: p.clone(),
-                    score,
-                });
+        let mut inactive: HashSet<u64> = HashSet::new();
+        loop {
+            let hits = lock(&self.index).index.search(query, k, |key| {
+                ids.contains(&key) && !inactive.contains(&key)
+            })?;
+            let keys: Vec<u64> = hits.iter().map(|h| h.0).collect();
+            let mut out = Vec::with_capacity(hits.len());
+            let mut left_out = false;
+            for ((key, score), p) in hits.into_iter().zip(self.store.get_many(&keys)?) {
+                match p {
+                    Some(preference) if preference.status == Status::Active => {
+                        out.push(Recalled { preference, score })
+                    }
+                    _ => {
+                        inactive.insert(key);
+                        left_out = true;
+                    }
+                }
+            }
+            if !left_out {
+                self.touch(&out);
+                return Ok(out);
             }
         }
-        self.touch(&out);
-        Ok(out)
     }
 
     /// Records when preferences were last recalled (for retention), at most once a day each so
