@@ -139,6 +139,19 @@ pub enum PrefsCommand {
         #[arg(long, value_name = "FILE")]
         file: PathBuf,
     },
+    /// Confirm a preference pending confirmation: it is recalled from now on.
+    Confirm(PendingArgs),
+    /// Reject a preference pending confirmation: it is deleted.
+    Reject(PendingArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PendingArgs {
+    #[arg(long)]
+    pub user: String,
+    /// The pending preference, by the id `prefs list` shows.
+    #[arg(long)]
+    pub id: u64,
 }
 
 #[derive(Debug, Args)]
@@ -369,6 +382,21 @@ fn run_on(memory: &Memory, command: Command, out: Output) -> Result<()> {
                 format!("imported {n} preference(s)")
             });
         }
+        Command::Prefs(PrefsCommand::Confirm(a)) => {
+            let u = user(&a.user)?;
+            let p = memory.confirm(&u, PreferenceId(a.id))?;
+            out.print(
+                json!({ "confirmed": WirePreference::new(&schema, &p) }),
+                || format!("confirmed {}", pref_line(&schema, &p)),
+            );
+        }
+        Command::Prefs(PrefsCommand::Reject(a)) => {
+            let u = user(&a.user)?;
+            memory.reject(&u, PreferenceId(a.id))?;
+            out.print(json!({ "rejected": a.id }), || {
+                format!("rejected #{}; it is deleted", a.id)
+            });
+        }
         Command::Optout(c) => {
             let u = user(&c.user)?;
             let r = schema.resolve(&c.category)?;
@@ -407,8 +435,11 @@ fn run_on(memory: &Memory, command: Command, out: Output) -> Result<()> {
 fn pref_line(schema: &Schema, p: &Preference) -> String {
     let d = schema.detail(p.detail);
     let status = match p.status {
-        crate::pref::Status::Active => "",
-        crate::pref::Status::Pending => "  [pending confirmation]",
+        crate::pref::Status::Active => String::new(),
+        crate::pref::Status::Pending => match p.replaces {
+            Some(r) => format!("  [pending confirmation; replaces #{r}]"),
+            None => "  [pending confirmation]".to_string(),
+        },
     };
     format!(
         "#{:<5} {} > {} = {}{}   \"{}\"",

@@ -227,6 +227,7 @@ mod tests {
             created: Millis(0),
             updated: Millis(0),
             last_recalled: None,
+            replaces: None,
         }
     }
 
