@@ -12,7 +12,7 @@ use crate::config::Config;
 use crate::conversation::Conversation;
 use crate::ipc::wire::{WireCategory, WireHistory, WireOutcome, WirePreference, WireRecalled};
 use crate::memory::{ForgetWhat, Memory, Outcome, Recalled};
-use crate::pref::{Preference, PreferenceId, UserId};
+use crate::pref::{Preference, PreferenceId, Status, UserId};
 use crate::schema::{Cardinality, Schema};
 
 /// Glovebox: offline long-term memory for in-car voice assistants.
@@ -319,6 +319,12 @@ fn run_on(memory: &Memory, command: Command, out: Output) -> Result<()> {
                     for r in &optouts {
                         s.push_str(&format!("opted out: {}\n", schema.ref_name(*r)));
                     }
+                    let pending = prefs.iter().filter(|p| p.status == Status::Pending).count();
+                    if pending > 0 {
+                        s.push_str(&format!(
+                            "{pending} pending confirmation (not recalled until confirmed): glovebox prefs confirm|reject --user {u} --id ID\n"
+                        ));
+                    }
                     s
                 },
             );
@@ -348,7 +354,12 @@ fn run_on(memory: &Memory, command: Command, out: Output) -> Result<()> {
                     h.iter()
                         .map(|e| {
                             let what = |p: &Option<Preference>| {
-                                p.as_ref().map(|p| format!("{} #{}", p.attribute, p.id)).unwrap_or_default()
+                                p.as_ref()
+                                    .map(|p| match p.status {
+                                        Status::Active => format!("{} #{}", p.attribute, p.id),
+                                        Status::Pending => format!("{} #{} (pending)", p.attribute, p.id),
+                                    })
+                                    .unwrap_or_default()
                             };
                             format!(
                                 "{}  {:<7} {:<40} {} -> {}\n",
@@ -435,8 +446,8 @@ fn run_on(memory: &Memory, command: Command, out: Output) -> Result<()> {
 fn pref_line(schema: &Schema, p: &Preference) -> String {
     let d = schema.detail(p.detail);
     let status = match p.status {
-        crate::pref::Status::Active => String::new(),
-        crate::pref::Status::Pending => match p.replaces {
+        Status::Active => String::new(),
+        Status::Pending => match p.replaces {
             Some(r) => format!("  [pending confirmation; replaces #{r}]"),
             None => "  [pending confirmation]".to_string(),
         },

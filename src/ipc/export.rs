@@ -33,6 +33,8 @@ pub fn export(memory: &Memory, user: &UserId) -> Result<Value, MemoryError> {
 pub enum ImportError {
     #[error("not a Glovebox export: {0}")]
     Format(String),
+    #[error("nothing was imported: {0}")]
+    OptedOut(String),
     #[error(transparent)]
     Memory(#[from] MemoryError),
 }
@@ -74,6 +76,13 @@ pub fn import(memory: &Memory, user: &UserId, doc: &Value) -> Result<usize, Impo
     let prefs = doc["preferences"]
         .as_array()
         .ok_or_else(|| bad("\"preferences\" must be a list".into()))?;
+    // An opted-out category (the user's own, or the document's) stores nothing, imported or not.
+    let mut allowed = memory.allowed(user)?;
+    for r in &optouts {
+        for d in schema.details_of(*r) {
+            allowed.remove(d);
+        }
+    }
     let mut news = Vec::with_capacity(prefs.len());
     for (i, p) in prefs.iter().enumerate() {
         let key = p["category_key"]
@@ -82,6 +91,11 @@ pub fn import(memory: &Memory, user: &UserId, doc: &Value) -> Result<usize, Impo
         let detail = schema
             .detail_by_key(key)
             .ok_or_else(|| bad(format!("preferences[{i}]: unknown category key {key:?}")))?;
+        if !allowed.contains(detail) {
+            return Err(ImportError::OptedOut(format!(
+                "preferences[{i}] is in {key:?}, which {user} has opted out of (opt in first, or leave it out of the file)"
+            )));
+        }
         let attribute = p["attribute"]
             .as_str()
             .filter(|a| !a.trim().is_empty())

@@ -148,6 +148,28 @@ fn export_forget_import_gives_back_the_same_memory() {
         before,
         "a rejected import stores nothing"
     );
+
+    // Pending preferences stay pending through export and import; an opted-out category refuses.
+    let bob = user("bob");
+    let mut doc = doc;
+    doc["preferences"][0]["status"] = "pending".into();
+    doc["preferences"][0]["confidence"] = 0.25.into();
+    doc["optouts"] = serde_json::json!([]);
+    assert_eq!(import(&m, &bob, &doc).unwrap(), 2);
+    let pending: Vec<_> = m
+        .list(&bob)
+        .unwrap()
+        .into_iter()
+        .filter(|p| p.status == glovebox::pref::Status::Pending)
+        .collect();
+    assert_eq!(pending.len(), 1);
+    assert_eq!(pending[0].confidence, 0.25);
+    let climate = m.schema().resolve("Climate Control").unwrap();
+    let carl = user("carl");
+    m.opt_out(&carl, climate).unwrap();
+    let e = import(&m, &carl, &doc).unwrap_err().to_string();
+    assert!(e.contains("opted out"), "{e}");
+    assert!(m.list(&carl).unwrap().is_empty());
 }
 
 #[test]
