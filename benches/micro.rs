@@ -118,6 +118,7 @@ fn store(c: &mut Criterion) {
         created: Millis(1),
         updated: Millis(1),
         last_recalled: None,
+        replaces: None,
     };
     let mut g = c.benchmark_group("store");
     g.bench_function("put_durable", |b| {

@@ -12,7 +12,7 @@ use crate::config::Config;
 use crate::conversation::Conversation;
 use crate::ipc::wire::{WireCategory, WireHistory, WireOutcome, WirePreference, WireRecalled};
 use crate::memory::{ForgetWhat, Memory, Outcome, Recalled};
-use crate::pref::{Preference, PreferenceId, UserId};
+use crate::pref::{Preference, PreferenceId, Status, UserId};
 use crate::schema::{Cardinality, Schema};
 
 /// Glovebox: offline long-term memory for in-car voice assistants.
@@ -139,6 +139,19 @@ pub enum PrefsCommand {
         #[arg(long, value_name = "FILE")]
         file: PathBuf,
     },
+    /// Confirm a preference pending confirmation: it is recalled from now on.
+    Confirm(PendingArgs),
+    /// Reject a preference pending confirmation: it is deleted.
+    Reject(PendingArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PendingArgs {
+    #[arg(long)]
+    pub user: String,
+    /// The pending preference, by the id `prefs list` shows.
+    #[arg(long)]
+    pub id: u64,
 }
 
 #[derive(Debug, Args)]
@@ -306,6 +319,12 @@ fn run_on(memory: &Memory, command: Command, out: Output) -> Result<()> {
                     for r in &optouts {
                         s.push_str(&format!("opted out: {}\n", schema.ref_name(*r)));
                     }
+                    let pending = prefs.iter().filter(|p| p.status == Status::Pending).count();
+                    if pending > 0 {
+                        s.push_str(&format!(
+                            "{pending} pending confirmation (not recalled until confirmed): glovebox prefs confirm|reject --user {u} --id ID\n"
+                        ));
+                    }
                     s
                 },
             );
@@ -335,7 +354,12 @@ fn run_on(memory: &Memory, command: Command, out: Output) -> Result<()> {
                     h.iter()
                         .map(|e| {
                             let what = |p: &Option<Preference>| {
-                                p.as_ref().map(|p| format!("{} #{}", p.attribute, p.id)).unwrap_or_default()
+                                p.as_ref()
+                                    .map(|p| match p.status {
+                                        Status::Active => format!("{} #{}", p.attribute, p.id),
+                                        Status::Pending => format!("{} #{} (pending)", p.attribute, p.id),
+                                    })
+                                    .unwrap_or_default()
                             };
                             format!(
                                 "{}  {:<7} {:<40} {} -> {}\n",
@@ -367,6 +391,21 @@ fn run_on(memory: &Memory, command: Command, out: Output) -> Result<()> {
                 .with_context(|| format!("cannot import {}", file.display()))?;
             out.print(json!({ "imported": n }), || {
                 format!("imported {n} preference(s)")
+            });
+        }
+        Command::Prefs(PrefsCommand::Confirm(a)) => {
+            let u = user(&a.user)?;
+            let p = memory.confirm(&u, PreferenceId(a.id))?;
+            out.print(
+                json!({ "confirmed": WirePreference::new(&schema, &p) }),
+                || format!("confirmed {}", pref_line(&schema, &p)),
+            );
+        }
+        Command::Prefs(PrefsCommand::Reject(a)) => {
+            let u = user(&a.user)?;
+            memory.reject(&u, PreferenceId(a.id))?;
+            out.print(json!({ "rejected": a.id }), || {
+                format!("rejected #{}; it is deleted", a.id)
             });
         }
         Command::Optout(c) => {
@@ -407,8 +446,11 @@ fn run_on(memory: &Memory, command: Command, out: Output) -> Result<()> {
 fn pref_line(schema: &Schema, p: &Preference) -> String {
     let d = schema.detail(p.detail);
     let status = match p.status {
-        crate::pref::Status::Active => "",
-        crate::pref::Status::Pending => "  [pending confirmation]",
+        Status::Active => String::new(),
+        Status::Pending => match p.replaces {
+            Some(r) => format!("  [pending confirmation; replaces #{r}]"),
+            None => "  [pending confirmation]".to_string(),
+        },
     };
     format!(
         "#{:<5} {} > {} = {}{}   \"{}\"",

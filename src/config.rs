@@ -227,6 +227,9 @@ impl Config {
         if !(0.0..=1.0).contains(&e.confirm_below) {
             return Err("extraction.confirm_below must be within [0, 1]".into());
         }
+        if self.retention.expire_unused_days == Some(0) {
+            return Err("retention.expire_unused_days must be at least 1 (leave it out to keep preferences)".into());
+        }
         if self.recall.k == 0 {
             return Err("recall.k must be at least 1".into());
         }

@@ -71,6 +71,15 @@ pub enum Status {
     Pending,
 }
 
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Active => "active",
+            Status::Pending => "pending",
+        }
+    }
+}
+
 /// One remembered preference: a value in a detail category, with the user's own sentences
 /// that revealed it.
 #[derive(Debug, Clone, PartialEq)]
@@ -88,6 +97,9 @@ pub struct Preference {
     pub updated: Millis,
     /// When recall last returned it (for retention), if ever.
     pub last_recalled: Option<Millis>,
+    /// For a pending preference that an uncertain update produced: the preference it replaces
+    /// once confirmed (that one stays active until then). `None` otherwise.
+    pub replaces: Option<PreferenceId>,
 }
 
 /// A maintenance decision for one incoming preference (CarMem §3.2).

@@ -78,6 +78,9 @@ struct PrefRecord {
     created: u64,
     updated: u64,
     last_recalled: Option<u64>,
+    /// Added without a format change: records written before it read as `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    replaces: Option<u64>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -204,6 +207,7 @@ impl Store {
             created: p.created.0,
             updated: p.updated.0,
             last_recalled: p.last_recalled.map(|m| m.0),
+            replaces: p.replaces.map(|r| r.0),
         }
     }
 
@@ -229,6 +233,7 @@ impl Store {
             created: Millis(r.created),
             updated: Millis(r.updated),
             last_recalled: r.last_recalled.map(Millis),
+            replaces: r.replaces.map(PreferenceId),
         })
     }
 
@@ -571,6 +576,7 @@ mod tests {
             created: Millis(1),
             updated: Millis(2),
             last_recalled: None,
+            replaces: None,
         }
     }
 

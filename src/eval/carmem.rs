@@ -192,6 +192,8 @@ pub struct Tally {
     confusions: HashMap<(String, String), u32>,
     /// Per conversation, the extracted confidence and whether it was right (for thresholds).
     pub confidences: Vec<(f32, bool)>,
+    /// Predictions with confidences, for the `confirm_below` table (`eval::confirm`).
+    pub confirm: super::confirm::ConfidenceTally,
 }
 
 struct Rows<'a>(Option<&'a mut dyn Write>);
@@ -296,6 +298,12 @@ fn run_user(
                 tally.confidences.push((i.confidence, i.detail == e.detail));
             }
         }
+        tally.confirm.in_schema.push((
+            e.detail,
+            x.iter()
+                .flat_map(|x| x.items.iter().map(|i| (i.detail, i.confidence)))
+                .collect(),
+        ));
         rows.write(json!({
             "kind": "extraction", "user": user.id, "conversation": e.id,
             "expected": {"category": schema.detail(e.detail).name, "attribute": e.attribute},
@@ -318,6 +326,11 @@ fn run_user(
         let (x, _) = extract_or_invalid(models, &e.conversation, &allowed, &user.id)?;
         let n = x.as_ref().map_or(0, |x| x.items.len());
         tally.out_counts.add(n);
+        tally.confirm.out_of_schema.push(
+            x.iter()
+                .flat_map(|x| x.items.iter().map(|i| i.confidence))
+                .collect(),
+        );
         rows.write(json!({
             "kind": "out_of_schema", "user": user.id, "conversation": e.id,
             "expected": "nothing", "removed_sub": schema.sub(schema.detail(e.detail).sub).name,
@@ -557,6 +570,7 @@ fn report(models: &Models, cfg: &Config, t: &Tally, total_s: f64) -> Value {
         },
         "confusions": conf.iter().take(10).map(|((a, b), n)| json!({"expected": a, "got": b, "count": n})).collect::<Vec<_>>(),
         "schema_details": models.schema().details().len(),
+        "confirmation": t.confirm.report(models.schema(), cfg.extraction.confirm_below),
     })
 }
 
@@ -649,6 +663,9 @@ pub fn table(r: &Value) -> String {
         tm["recall_ms_p95"].as_f64().unwrap_or(0.0),
         tm["total_s"].as_f64().unwrap_or(0.0),
     ));
+    if r["confirmation"].is_object() {
+        s.push_str(&super::confirm::table(&r["confirmation"]));
+    }
     if let Some(c) = r["confusions"].as_array().filter(|c| !c.is_empty()) {
         s.push_str("\nMost frequent detail-level errors (expected -> got):\n");
         for e in c {

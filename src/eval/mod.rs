@@ -3,4 +3,5 @@
 
 pub mod bench;
 pub mod carmem;
+pub mod confirm;
 pub mod metrics;

@@ -27,6 +27,7 @@ pub enum Code {
     UnknownCategory,
     BadConversation,
     NotFound,
+    NotPending,
     Busy,
     Timeout,
     Forbidden,
@@ -61,6 +62,7 @@ impl From<&MemoryError> for WireError {
             }
             MemoryError::Conversation(_) => Code::BadConversation,
             MemoryError::NotFound { .. } => Code::NotFound,
+            MemoryError::NotPending { .. } => Code::NotPending,
             MemoryError::Llm(LlmError::Busy(_)) | MemoryError::Worker(WorkerError::Busy(..)) => {
                 Code::Busy
             }
@@ -116,6 +118,14 @@ pub enum Op {
     Export {
         user: UserId,
     },
+    Confirm {
+        user: UserId,
+        preference: u64,
+    },
+    Reject {
+        user: UserId,
+        preference: u64,
+    },
     Status,
 }
 
@@ -132,6 +142,8 @@ impl Op {
             Op::OptOut { .. } => "optout",
             Op::OptIn { .. } => "optin",
             Op::Export { .. } => "export",
+            Op::Confirm { .. } => "confirm",
+            Op::Reject { .. } => "reject",
             Op::Status => "status",
         }
     }
@@ -150,9 +162,9 @@ pub struct Request {
 }
 
 /// Every operation name, for the `unknown_op` message.
-pub const OPS: [&str; 10] = [
+pub const OPS: [&str; 12] = [
     "hello", "remember", "recall", "list", "history", "forget", "optout", "optin", "export",
-    "status",
+    "confirm", "reject", "status",
 ];
 
 fn field<'a>(obj: &'a Map<String, Value>, name: &str) -> Result<&'a Value, WireError> {
@@ -249,6 +261,15 @@ fn parse_op(obj: &Map<String, Value>) -> Result<Op, WireError> {
         "list" => Op::List { user: user(obj)? },
         "history" => Op::History { user: user(obj)? },
         "export" => Op::Export { user: user(obj)? },
+        // Like forget, the preference is named by "preference_id" ("id" is the request's).
+        "confirm" => Op::Confirm {
+            user: user(obj)?,
+            preference: uint(field(obj, "preference_id")?, "preference_id")?,
+        },
+        "reject" => Op::Reject {
+            user: user(obj)?,
+            preference: uint(field(obj, "preference_id")?, "preference_id")?,
+        },
         "forget" => {
             let u = user(obj)?;
             // "id" is the request's own id, so one preference is named by "preference_id".
@@ -359,5 +380,46 @@ mod tests {
             code(r#"{"id": 5, "op": "forget", "user": "a"}"#),
             (Some(5), Code::BadRequest)
         );
+        assert_eq!(
+            code(r#"{"id": 6, "op": "confirm", "user": "a"}"#),
+            (Some(6), Code::BadRequest)
+        );
+        assert_eq!(
+            code(r#"{"id": 7, "op": "reject", "user": "a", "preference_id": "x"}"#),
+            (Some(7), Code::BadRequest)
+        );
+    }
+
+    #[test]
+    fn confirm_and_reject_name_a_preference() {
+        let r =
+            parse(br#"{"id": 3, "op": "confirm", "user": "ann", "preference_id": 12}"#).unwrap();
+        assert_eq!(
+            r.op,
+            Op::Confirm {
+                user: UserId::new("ann").unwrap(),
+                preference: 12
+            }
+        );
+        let r = parse(br#"{"id": 4, "op": "reject", "user": "ann", "preference_id": 5}"#).unwrap();
+        assert_eq!(r.op.name(), "reject");
+        assert!(!r.op.uses_llm());
+    }
+
+    #[test]
+    fn memory_errors_map_to_stable_codes() {
+        let id = crate::pref::PreferenceId(9);
+        let nf = MemoryError::NotFound {
+            user: "ann".into(),
+            id,
+        };
+        assert_eq!(WireError::from(&nf).code, Code::NotFound);
+        let np = MemoryError::NotPending {
+            user: "ann".into(),
+            id,
+        };
+        let w = WireError::from(&np);
+        assert_eq!(w.code, Code::NotPending);
+        assert!(w.message.contains("not pending"), "{}", w.message);
     }
 }

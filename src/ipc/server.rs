@@ -4,7 +4,8 @@
 //! responses may come out of order (ids match them up) and a recall never waits behind a
 //! remember: remember waits for the LLM's thread, recall only for the embedder and the index.
 //! Model work is bounded: when `server.queue` remember requests are already waiting, the next is
-//! answered `busy`. Shutdown (the `shutdown` future, SIGTERM/SIGINT in `serve`) stops accepting,
+//! answered `busy`. With retention on, the housekeeping pass runs once a day on a blocking
+//! thread. Shutdown (the `shutdown` future, SIGTERM/SIGINT in `serve`) stops accepting,
 //! stops reading new requests, answers the ones in flight, then returns.
 
 use std::future::Future;
@@ -117,6 +118,12 @@ pub async fn run(
         memory,
         cfg,
     });
+    let housekeeping = shared
+        .memory
+        .config()
+        .retention
+        .expire_unused_days
+        .map(|_| tokio::spawn(daily_housekeeping(shared.memory.clone())));
     let (notify_tx, _) = broadcast::channel::<()>(1);
     // Every connection and request task holds a clone; when all are dropped, all is answered.
     let (done_tx, mut done_rx) = mpsc::channel::<()>(1);
@@ -145,10 +152,33 @@ pub async fn run(
         }
     }
     drop(listener);
+    if let Some(h) = housekeeping {
+        h.abort();
+    }
     let _ = notify_tx.send(());
     drop(done_tx);
     let _ = done_rx.recv().await;
     Ok(())
+}
+
+/// How often a running server repeats the housekeeping pass (retention expiry).
+pub const HOUSEKEEPING_EVERY: Duration = Duration::from_secs(24 * 3600);
+
+/// Runs [`Memory::housekeeping`] every [`HOUSEKEEPING_EVERY`] (the first pass ran at open), on a
+/// blocking thread: it writes the store and the index, never on the async workers.
+async fn daily_housekeeping(memory: Arc<Memory>) {
+    let start = tokio::time::Instant::now() + HOUSEKEEPING_EVERY;
+    let mut tick = tokio::time::interval_at(start, HOUSEKEEPING_EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let m = memory.clone();
+        match tokio::task::spawn_blocking(move || m.housekeeping()).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => tracing::warn!("housekeeping failed: {e}"),
+            Err(e) => tracing::warn!("housekeeping stopped: {e}"),
+        }
+    }
 }
 
 async fn send(tx: &mpsc::Sender<String>, line: String) {
@@ -364,6 +394,14 @@ pub fn execute(memory: &Memory, op: Op) -> Result<Value, WireError> {
             json!({ "optin": WireCategory::new(&schema, r) })
         }
         Op::Export { user } => super::export::export(memory, &user).map_err(e)?,
+        Op::Confirm { user, preference } => {
+            let p = memory.confirm(&user, PreferenceId(preference)).map_err(e)?;
+            json!({ "confirmed": WirePreference::new(&schema, &p) })
+        }
+        Op::Reject { user, preference } => {
+            memory.reject(&user, PreferenceId(preference)).map_err(e)?;
+            json!({ "rejected": preference })
+        }
         Op::Status => json!({
             "server_version": env!("CARGO_PKG_VERSION"),
             "protocol": PROTOCOL_VERSION,

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::memory::{Outcome, Recalled};
-use crate::pref::{HistoryEntry, Maintenance, Millis, Preference, Status};
+use crate::pref::{HistoryEntry, Maintenance, Millis, Preference};
 use crate::schema::{CategoryRef, Schema};
 
 /// A stored preference as clients see it.
@@ -23,6 +23,10 @@ pub struct WirePreference {
     pub updated_ms: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_recalled_ms: Option<u64>,
+    /// A pending preference from an uncertain update: the id of the active preference it
+    /// replaces once confirmed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replaces_id: Option<u64>,
 }
 
 impl WirePreference {
@@ -36,14 +40,12 @@ impl WirePreference {
             category_key: d.key.clone(),
             attribute: p.attribute.clone(),
             sentences: p.sentences.clone(),
-            status: match p.status {
-                Status::Active => "active",
-                Status::Pending => "pending",
-            },
+            status: p.status.as_str(),
             confidence: p.confidence,
             created_ms: p.created.0,
             updated_ms: p.updated.0,
             last_recalled_ms: p.last_recalled.map(|Millis(m)| m),
+            replaces_id: p.replaces.map(|r| r.0),
         }
     }
 }

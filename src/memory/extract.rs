@@ -21,7 +21,8 @@ pub struct Extracted {
     pub attribute: String,
     /// The user's own sentence that reveals it.
     pub sentence: String,
-    /// The model's probability of this line given the grammar's choices, in [0, 1].
+    /// The model's probability of this line among the answers the grammar allowed, in [0, 1]
+    /// (defined in `memory::confidence`).
     pub confidence: f32,
 }
 
@@ -481,7 +482,8 @@ pub fn parse(
                     detail: cand.detail,
                     attribute,
                     sentence: sentence.clone(),
-                    confidence: line_confidence.get(i).copied().unwrap_or(1.0),
+                    // No measured confidence counts as uncertain (see `confidence`).
+                    confidence: line_confidence.get(i).copied().unwrap_or(0.0),
                 });
             }
             Ok(out)
@@ -492,36 +494,9 @@ pub fn parse(
     }
 }
 
-/// Confidence per answer line: the product of the probabilities of the tokens that chose the
-/// line's category and value, from the generation steps.
-pub fn line_confidences(steps: &[crate::llm::Step]) -> Vec<f32> {
-    let mut out = Vec::new();
-    let mut line = String::new();
-    let mut p = 1.0f32;
-    for s in steps {
-        for (k, ch) in s.piece.char_indices() {
-            if ch == '\n' {
-                if line.trim() != "end" && line.trim() != "none" && !line.trim().is_empty() {
-                    out.push(p);
-                }
-                line.clear();
-                p = 1.0;
-                continue;
-            }
-            line.push(ch);
-            // The first character of a piece is where the model made this token's choice.
-            if k == 0 {
-                p *= s.prob;
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::Step;
 
     fn cand(schema: &Schema, key: &str, sentence: usize) -> Candidate {
         Candidate {
@@ -664,25 +639,5 @@ mod tests {
             shortlist(&s, &[generic], &allowed, 0.3, 0.1, 3)[0].detail,
             genres
         );
-    }
-
-    #[test]
-    fn confidence_counts_the_choice_tokens_of_each_line() {
-        let st = |p: &str, prob: f32| Step {
-            piece: p.into(),
-            prob,
-        };
-        let steps = [
-            st("preferred", 0.5),
-            st("_temperature", 1.0),
-            st(": 2", 1.0),
-            st("2 degree", 0.8),
-            st(" Celcius", 0.1),
-            st("\n", 1.0),
-            st("end\n", 0.9),
-        ];
-        let c = line_confidences(&steps);
-        assert_eq!(c.len(), 1);
-        assert!((c[0] - 0.04).abs() < 1e-6, "{c:?}");
     }
 }

@@ -308,6 +308,7 @@ mod tests {
             created: Millis(0),
             updated: Millis(0),
             last_recalled: None,
+            replaces: None,
         }
     }
 

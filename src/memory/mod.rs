@@ -6,8 +6,10 @@
 //! fingerprint of the store state it reflects; when it is missing, unreadable or out of step
 //! (a crash between the two writes), opening rebuilds it from redb.
 
+pub mod confidence;
 pub mod extract;
 pub mod maintain;
+pub mod retention;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::hash::{Hash, Hasher};
@@ -23,7 +25,7 @@ use crate::llm::{Llm, LlmError, Request};
 use crate::pref::{
     HistoryEntry, Maintenance, Millis, Operation, Preference, PreferenceId, Status, UserId,
 };
-use crate::schema::{CategoryRef, DetailId, DetailSet, Schema, SchemaError};
+use crate::schema::{Cardinality, CategoryRef, DetailId, DetailSet, Schema, SchemaError};
 use crate::store::{Change, Store, StoreError};
 use crate::worker::{Worker, WorkerError};
 
@@ -65,6 +67,8 @@ pub enum MemoryError {
     User(#[from] crate::pref::InvalidUserId),
     #[error("user {user} has no preference with id {id}")]
     NotFound { user: String, id: PreferenceId },
+    #[error("preference {id} of user {user} is not pending confirmation (it is already active)")]
+    NotPending { user: String, id: PreferenceId },
     #[error("cannot use data directory {path}: {source}")]
     DataDir {
         path: PathBuf,
@@ -318,7 +322,7 @@ impl Models {
                     let conf = if c.index == 0 {
                         Vec::new()
                     } else {
-                        vec![c.probs[c.index]]
+                        vec![confidence::of_choice(&c.probs, c.index)]
                     };
                     lock(&self.answers).insert(key, (text.clone(), conf.clone()));
                     return self.finish_extraction(t0, offered, &sentences, &text, &conf, 0);
@@ -337,7 +341,7 @@ impl Models {
                 if answers.len() >= ANSWER_CACHE {
                     answers.clear();
                 }
-                let conf = extract::line_confidences(&completion.steps);
+                let conf = confidence::of_decoded_lines(&completion.steps);
                 answers.insert(key, (completion.text.clone(), conf.clone()));
                 (completion.text, conf, completion.steps.len())
             }
@@ -443,6 +447,8 @@ impl Memory {
             rebuilt: false,
         };
         m.rebuilt = m.reconcile_index()?;
+        // Retention's housekeeping pass at start (the server repeats it daily).
+        m.housekeeping()?;
         Ok(m)
     }
 
@@ -644,16 +650,23 @@ impl Memory {
     }
 
     /// Maintains one incoming preference against the store and applies the decision.
+    ///
+    /// An extraction below `extraction.confirm_below` is uncertain, and the rules keep an
+    /// uncertain value from ever displacing a confirmed one:
+    /// * new or appended: stored pending;
+    /// * a pass on a pending preference: the repetition confirms it when the incoming extraction
+    ///   is itself certain (as [`Memory::confirm`] would); otherwise it stays pending;
+    /// * an update of an active preference: the new value is stored pending *beside* it, noting
+    ///   which one it replaces; the old value stays active (and recalled) until the new one is
+    ///   confirmed, and stays for good if it is rejected;
+    /// * an update of a pending preference: the new value replaces it, pending if uncertain (and
+    ///   inherits what it was to replace), active if certain (and then also replaces that).
     pub fn maintain(&self, user: &UserId, incoming: &Extracted) -> Result<Outcome, MemoryError> {
         let _w = lock(&self.write);
         let (op, stored) = self.decide(user, incoming)?;
         let now = Millis::now();
-        let status = if incoming.confidence < self.cfg.extraction.confirm_below {
-            Status::Pending
-        } else {
-            Status::Active
-        };
-        let fresh = |id: PreferenceId| Preference {
+        let uncertain = incoming.confidence < self.cfg.extraction.confirm_below;
+        let fresh = |id: PreferenceId, status: Status, replaces: Option<PreferenceId>| Preference {
             id,
             user: user.clone(),
             detail: incoming.detail,
@@ -664,6 +677,12 @@ impl Memory {
             created: now,
             updated: now,
             last_recalled: None,
+            replaces,
+        };
+        let status = if uncertain {
+            Status::Pending
+        } else {
+            Status::Active
         };
         let history = |op, before: Option<&Preference>, after: &Preference| {
             Change::History(
@@ -681,7 +700,7 @@ impl Memory {
         let find = |id: PreferenceId| stored.iter().find(|p| p.id == id).cloned();
         let (after, previous, changes, removed) = match op {
             Maintenance::New | Maintenance::Append => {
-                let p = fresh(self.store.allocate_ids(1)?[0]);
+                let p = fresh(self.store.allocate_ids(1)?[0], status, None);
                 let changes = vec![Change::Put(p.clone()), history(Operation::Append, None, &p)];
                 (p, None, changes, Vec::new())
             }
@@ -695,21 +714,52 @@ impl Memory {
                     }
                 }
                 p.updated = now;
-                let changes = vec![
-                    Change::Put(p.clone()),
-                    history(Operation::Pass, Some(&before), &p),
-                ];
-                (p, Some(before.clone()), changes, vec![before])
+                p.confidence = p.confidence.max(incoming.confidence);
+                let mut changes = Vec::new();
+                let mut removed = vec![before.clone()];
+                if before.status == Status::Pending && !uncertain {
+                    p.status = Status::Active;
+                    p.replaces = None;
+                    let replaced = self.replaced_on_confirm(&before, &stored);
+                    changes.extend(self.replace_changes(user, &replaced, &p, now));
+                    removed.extend(replaced);
+                }
+                changes.insert(0, Change::Put(p.clone()));
+                changes.insert(1, history(Operation::Pass, Some(&before), &p));
+                (p, Some(before), changes, removed)
             }
             Maintenance::Update(id) => {
                 let before = find(id).expect("maintenance ids are among the stored");
-                let p = fresh(self.store.allocate_ids(1)?[0]);
-                let changes = vec![
-                    Change::Delete(before.id),
-                    Change::Put(p.clone()),
-                    history(Operation::Update, Some(&before), &p),
-                ];
-                (p, Some(before.clone()), changes, vec![before])
+                let id = self.store.allocate_ids(1)?[0];
+                let (p, removed) = match (before.status, uncertain) {
+                    // Uncertain news never displaces a confirmed value: wait beside it.
+                    (Status::Active, true) => (fresh(id, Status::Pending, Some(before.id)), vec![]),
+                    (Status::Active, false) => {
+                        (fresh(id, Status::Active, None), vec![before.clone()])
+                    }
+                    (Status::Pending, true) => (
+                        fresh(id, Status::Pending, before.replaces),
+                        vec![before.clone()],
+                    ),
+                    (Status::Pending, false) => {
+                        let mut removed = vec![before.clone()];
+                        removed.extend(
+                            before
+                                .replaces
+                                .and_then(|r| find(r))
+                                .filter(|r| r.status == Status::Active),
+                        );
+                        (fresh(id, Status::Active, None), removed)
+                    }
+                };
+                let mut changes: Vec<Change> =
+                    removed.iter().map(|r| Change::Delete(r.id)).collect();
+                changes.push(Change::Put(p.clone()));
+                changes.push(history(Operation::Update, Some(&before), &p));
+                for r in removed.iter().filter(|r| r.id != before.id) {
+                    changes.push(history(Operation::Update, Some(r), &p));
+                }
+                (p, Some(before), changes, removed)
             }
         };
         self.commit(changes, std::slice::from_ref(&after), &removed)?;
@@ -719,6 +769,144 @@ impl Memory {
             preference: after,
             previous,
         })
+    }
+
+    /// The preferences that confirming `pending` replaces: in a single-value category every
+    /// other preference of the category (they contradict the confirmed value); in a multi-value
+    /// category the one its uncertain update named, if it is still stored.
+    fn replaced_on_confirm(&self, pending: &Preference, stored: &[Preference]) -> Vec<Preference> {
+        let single = self.schema.detail(pending.detail).cardinality == Cardinality::Single;
+        stored
+            .iter()
+            .filter(|p| p.id != pending.id && (single || Some(p.id) == pending.replaces))
+            .cloned()
+            .collect()
+    }
+
+    /// Deletes `replaced`, recording each as updated to `by`.
+    fn replace_changes(
+        &self,
+        user: &UserId,
+        replaced: &[Preference],
+        by: &Preference,
+        now: Millis,
+    ) -> Vec<Change> {
+        let mut changes = Vec::new();
+        for r in replaced {
+            changes.push(Change::Delete(r.id));
+            changes.push(Change::History(
+                user.clone(),
+                HistoryEntry {
+                    time: now,
+                    op: Operation::Update,
+                    category: self.schema.detail(r.detail).key.clone(),
+                    before: Some(r.clone()),
+                    after: Some(by.clone()),
+                    sentence: None,
+                },
+            ));
+        }
+        changes
+    }
+
+    /// The user's preference `id`, or `NotFound` (also when it belongs to someone else).
+    fn owned(&self, user: &UserId, id: PreferenceId) -> Result<Preference, MemoryError> {
+        self.store
+            .get(id)?
+            .filter(|p| &p.user == user)
+            .ok_or_else(|| MemoryError::NotFound {
+                user: user.to_string(),
+                id,
+            })
+    }
+
+    fn pending(&self, user: &UserId, id: PreferenceId) -> Result<Preference, MemoryError> {
+        let p = self.owned(user, id)?;
+        if p.status != Status::Pending {
+            return Err(MemoryError::NotPending {
+                user: user.to_string(),
+                id,
+            });
+        }
+        Ok(p)
+    }
+
+    /// The user confirms a pending preference: it becomes active (recalled from now on) and
+    /// replaces what its uncertain update was to replace (see [`Memory::maintain`]). Recorded in
+    /// history as a confirm. Returns the confirmed preference.
+    pub fn confirm(&self, user: &UserId, id: PreferenceId) -> Result<Preference, MemoryError> {
+        let _w = lock(&self.write);
+        let before = self.pending(user, id)?;
+        let stored = self.store.in_category(user, before.detail)?;
+        let now = Millis::now();
+        let mut after = before.clone();
+        after.status = Status::Active;
+        after.replaces = None;
+        after.updated = now;
+        let replaced = self.replaced_on_confirm(&before, &stored);
+        let mut changes = vec![
+            Change::Put(after.clone()),
+            Change::History(
+                user.clone(),
+                HistoryEntry {
+                    time: now,
+                    op: Operation::Confirm,
+                    category: self.schema.detail(before.detail).key.clone(),
+                    before: Some(before.clone()),
+                    after: Some(after.clone()),
+                    sentence: None,
+                },
+            ),
+        ];
+        changes.extend(self.replace_changes(user, &replaced, &after, now));
+        let mut removed = vec![before];
+        removed.extend(replaced);
+        self.commit(changes, std::slice::from_ref(&after), &removed)?;
+        Ok(after)
+    }
+
+    /// The user rejects a pending preference: it is deleted like a forgotten one (its history
+    /// is scrubbed; only "a reject happened in category C" is kept), and whatever it was to
+    /// replace stays. Returns the rejected preference.
+    pub fn reject(&self, user: &UserId, id: PreferenceId) -> Result<Preference, MemoryError> {
+        let _w = lock(&self.write);
+        let p = self.pending(user, id)?;
+        self.delete(user, vec![p.clone()], Operation::Reject, Millis::now())?;
+        Ok(p)
+    }
+
+    // ---- retention ----
+
+    /// Expires the preferences unused for `retention.expire_unused_days` at time `now` (see
+    /// [`retention::last_used`]), like a forget: gone from store, index and history, with only
+    /// "an expiry happened in category C" recorded. Does nothing when retention is off.
+    /// Returns the expired preferences.
+    pub fn expire_unused_at(&self, now: Millis) -> Result<Vec<Preference>, MemoryError> {
+        let Some(days) = self.cfg.retention.expire_unused_days else {
+            return Ok(Vec::new());
+        };
+        let _w = lock(&self.write);
+        let mut by_user: std::collections::BTreeMap<UserId, Vec<Preference>> = Default::default();
+        for p in self.store.all()? {
+            if retention::is_expired(&p, now, days) {
+                by_user.entry(p.user.clone()).or_default().push(p);
+            }
+        }
+        let mut out = Vec::new();
+        for (user, prefs) in by_user {
+            out.extend(self.delete(&user, prefs, Operation::Expire, now)?);
+        }
+        Ok(out)
+    }
+
+    /// The housekeeping pass, run at open and once a day while serving: retention expiry now.
+    /// Returns how many preferences expired.
+    pub fn housekeeping(&self) -> Result<usize, MemoryError> {
+        let n = self.expire_unused_at(Millis::now())?.len();
+        if n > 0 {
+            tracing::info!("housekeeping: {n} unused preference(s) expired");
+        }
+        Ok(n)
     }
 
     /// Extracts preferences from a finished conversation and maintains each against the store.
@@ -743,23 +931,40 @@ impl Memory {
         user: &UserId,
         prefs: Vec<NewPreference>,
     ) -> Result<Vec<Preference>, MemoryError> {
+        self.import_as(
+            user,
+            prefs
+                .into_iter()
+                .map(|n| (n, Status::Active, 1.0))
+                .collect(),
+        )
+    }
+
+    /// [`Memory::import`] keeping each preference's status and confidence (an export's pending
+    /// preferences stay pending).
+    pub fn import_as(
+        &self,
+        user: &UserId,
+        prefs: Vec<(NewPreference, Status, f32)>,
+    ) -> Result<Vec<Preference>, MemoryError> {
         let _w = lock(&self.write);
         let now = Millis::now();
         let ids = self.store.allocate_ids(prefs.len())?;
         let stored: Vec<Preference> = prefs
             .into_iter()
             .zip(ids)
-            .map(|(n, id)| Preference {
+            .map(|((n, status, confidence), id)| Preference {
                 id,
                 user: user.clone(),
                 detail: n.detail,
                 attribute: n.attribute,
                 sentences: n.sentences,
-                status: Status::Active,
-                confidence: 1.0,
+                status,
+                confidence: confidence.clamp(0.0, 1.0),
                 created: now,
                 updated: now,
                 last_recalled: None,
+                replaces: None,
             })
             .collect();
         let mut changes = Vec::new();
@@ -907,14 +1112,7 @@ impl Memory {
                 Ok(prefs)
             }
             ForgetWhat::One(id) => {
-                let p = self
-                    .store
-                    .get(id)?
-                    .filter(|p| &p.user == user)
-                    .ok_or_else(|| MemoryError::NotFound {
-                        user: user.to_string(),
-                        id,
-                    })?;
+                let p = self.owned(user, id)?;
                 self.delete(user, vec![p], Operation::Forget, now)
             }
             ForgetWhat::Category(r) => {

@@ -55,6 +55,27 @@ fn eval_carmem_one_user_reports_every_table() {
         assert!(x[k].is_number(), "{k}");
     }
     assert_eq!(x["conversations"], 10);
+    // The confirmation table: without a threshold it is the extraction table; with one, some
+    // preferences would be pending.
+    let thresholds = r["confirmation"]["thresholds"].as_array().unwrap();
+    assert_eq!(thresholds[0]["confirm_below"], 0.0);
+    assert_eq!(thresholds[0]["detail"], x["detail"], "{r}");
+    assert_eq!(thresholds[0]["pending_share"], 0.0);
+    for row in thresholds {
+        for k in [
+            "pending_share",
+            "pending_wrong_share",
+            "precision_after_answers",
+        ] {
+            let v = row[k].as_f64().unwrap();
+            assert!((0.0..=1.0).contains(&v), "{k} = {v}");
+        }
+    }
+    let strict = thresholds.last().unwrap();
+    assert!(
+        strict["pending_share"].as_f64().unwrap()
+            >= thresholds[1]["pending_share"].as_f64().unwrap()
+    );
     assert_eq!(r["extraction_out_of_schema"]["conversations"], 10);
     for kind in ["MP", "MNP"] {
         for q in ["equal", "negate", "different"] {

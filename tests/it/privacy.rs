@@ -1,4 +1,4 @@
-//! Issue 6 (in part): export → forget → import, compaction leaving nothing forgotten on disk,
+//! Issue 6: opt-out, export → forget → import, compaction leaving nothing forgotten on disk,
 //! and isolation between users.
 
 use glovebox::ipc::export::{export, import};
@@ -6,6 +6,67 @@ use glovebox::memory::{ForgetWhat, NewPreference};
 use tempfile::tempdir;
 
 use crate::common::{open, user};
+
+fn music_conversation() -> glovebox::conversation::Conversation {
+    let p =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/conversations/music.json");
+    glovebox::conversation::Conversation::from_json(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+#[test]
+fn with_music_opted_out_nothing_musical_is_stored_or_recalled() {
+    let dir = tempdir().unwrap();
+    let m = open(dir.path());
+    let s = m.schema().clone();
+    let music = s.resolve("Music").unwrap();
+    let glovebox::schema::CategoryRef::Sub(music_sub) = music else {
+        panic!("Music is a subcategory");
+    };
+    let is_music = |p: &glovebox::pref::Preference| s.detail(p.detail).sub == music_sub;
+    let (ann, bob) = (user("ann"), user("bob"));
+    let asks = [
+        "play some music",
+        "put on my favourite genre",
+        "something to calm me down",
+    ];
+
+    // Allowed, the conversation yields a music preference (so the opt-out below is what stops it).
+    let stored = m.remember(&bob, &music_conversation()).unwrap();
+    assert!(stored.iter().any(|o| is_music(&o.preference)), "{stored:?}");
+
+    // Opted out first: nothing is stored, and recall returns no music (only what else there is).
+    seed_temperature(&m, "ann");
+    m.opt_out(&ann, music).unwrap();
+    assert!(m.remember(&ann, &music_conversation()).unwrap().is_empty());
+    assert!(!m.list(&ann).unwrap().iter().any(|p| is_music(p)));
+    for q in asks {
+        let hits = m.recall(&ann, q, 10).unwrap();
+        assert_eq!(hits.len(), 1, "{hits:?}");
+        assert!(!hits.iter().any(|h| is_music(&h.preference)));
+    }
+
+    // Opting out later deletes what is stored, says how many, and recall never returns it.
+    let had = m.list(&bob).unwrap().iter().filter(|p| is_music(p)).count();
+    assert!(had >= 1);
+    assert_eq!(m.opt_out(&bob, music).unwrap().len(), had);
+    assert!(!m.list(&bob).unwrap().iter().any(|p| is_music(p)));
+    for q in asks {
+        assert!(m.recall(&bob, q, 10).unwrap().is_empty());
+    }
+    assert!(m.remember(&bob, &music_conversation()).unwrap().is_empty());
+}
+
+fn seed_temperature(m: &glovebox::memory::Memory, who: &str) {
+    m.import(
+        &user(who),
+        vec![NewPreference {
+            detail: m.schema().detail_by_key("preferred_temperature").unwrap(),
+            attribute: "22 degree Celcius".into(),
+            sentences: vec!["Keep the cabin at 22 degrees, always.".into()],
+        }],
+    )
+    .unwrap();
+}
 
 const SECRET: &str = "Zanzibar Quokka Jazz";
 
@@ -87,6 +148,28 @@ fn export_forget_import_gives_back_the_same_memory() {
         before,
         "a rejected import stores nothing"
     );
+
+    // Pending preferences stay pending through export and import; an opted-out category refuses.
+    let bob = user("bob");
+    let mut doc = doc;
+    doc["preferences"][0]["status"] = "pending".into();
+    doc["preferences"][0]["confidence"] = 0.25.into();
+    doc["optouts"] = serde_json::json!([]);
+    assert_eq!(import(&m, &bob, &doc).unwrap(), 2);
+    let pending: Vec<_> = m
+        .list(&bob)
+        .unwrap()
+        .into_iter()
+        .filter(|p| p.status == glovebox::pref::Status::Pending)
+        .collect();
+    assert_eq!(pending.len(), 1);
+    assert_eq!(pending[0].confidence, 0.25);
+    let climate = m.schema().resolve("Climate Control").unwrap();
+    let carl = user("carl");
+    m.opt_out(&carl, climate).unwrap();
+    let e = import(&m, &carl, &doc).unwrap_err().to_string();
+    assert!(e.contains("opted out"), "{e}");
+    assert!(m.list(&carl).unwrap().is_empty());
 }
 
 #[test]

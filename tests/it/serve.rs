@@ -331,3 +331,63 @@ fn sigterm_answers_the_request_in_flight_then_exits_cleanly() {
     assert!(status.success(), "{status}");
     assert!(!s.socket.exists());
 }
+
+#[test]
+fn pending_preferences_are_confirmed_and_rejected_over_the_socket() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Every fixture extraction is below 1.0: stored pending.
+    let s = start(&tmp, "[extraction]\nconfirm_below = 1.0\n");
+    let mut c = Client::connect(&s.socket);
+    let r = c.call(json!({"id": 1, "op": "remember", "user": "ann", "conversation": conversation("temperature.json")}));
+    let p = &r["ok"]["remembered"][0]["preference"];
+    assert_eq!(p["status"], "pending", "{r}");
+    let pid = p["id"].as_u64().unwrap();
+    let cold = json!({"id": 2, "op": "recall", "user": "ann", "text": "it's freezing in here"});
+    assert_eq!(c.call(cold.clone())["ok"]["recalled"], json!([]));
+    let l = c.call(json!({"id": 3, "op": "list", "user": "ann"}));
+    assert_eq!(l["ok"]["preferences"][0]["status"], "pending", "{l}");
+
+    let r = c.call(json!({"id": 4, "op": "confirm", "user": "ann", "preference_id": pid + 100}));
+    assert_eq!((code(&r), &r["id"]), ("not_found", &json!(4)), "{r}");
+    let r = c.call(json!({"id": 5, "op": "confirm", "user": "bob", "preference_id": pid}));
+    assert_eq!(code(&r), "not_found", "another user's preference");
+    let r = c.call(json!({"id": 6, "op": "confirm", "user": "ann"}));
+    assert_eq!(code(&r), "bad_request");
+    let r = c.call(json!({"id": 7, "op": "confirm", "user": "ann", "preference_id": pid}));
+    assert_eq!(r["ok"]["confirmed"]["status"], "active", "{r}");
+    assert_eq!(c.call(cold.clone())["ok"]["recalled"][0]["id"], pid);
+    let r = c.call(json!({"id": 8, "op": "confirm", "user": "ann", "preference_id": pid}));
+    assert_eq!(code(&r), "not_pending");
+    let r = c.call(json!({"id": 9, "op": "reject", "user": "ann", "preference_id": pid}));
+    assert_eq!(code(&r), "not_pending");
+
+    // An uncertain update waits beside the confirmed value; rejecting it keeps the old one.
+    let r = c.call(json!({"id": 10, "op": "remember", "user": "ann", "conversation": conversation("temperature_cooler.json")}));
+    let p = &r["ok"]["remembered"][0]["preference"];
+    assert_eq!(
+        (&p["status"], &p["replaces_id"]),
+        (&json!("pending"), &json!(pid)),
+        "{r}"
+    );
+    let cool = p["id"].as_u64().unwrap();
+    let r = c.call(json!({"id": 11, "op": "reject", "user": "ann", "preference_id": cool}));
+    assert_eq!(r["ok"]["rejected"], cool, "{r}");
+    let r = c.call(json!({"id": 12, "op": "reject", "user": "ann", "preference_id": cool}));
+    assert_eq!(code(&r), "not_found");
+    let l = c.call(json!({"id": 13, "op": "list", "user": "ann"}));
+    let ids: Vec<u64> = l["ok"]["preferences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ids, vec![pid]);
+    let h = c.call(json!({"id": 14, "op": "history", "user": "ann"}));
+    let ops: Vec<&str> = h["ok"]["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["operation"].as_str().unwrap())
+        .collect();
+    assert_eq!(ops, vec!["append", "confirm", "reject"], "{h}");
+}

@@ -1,0 +1,174 @@
+//! Issue 6: confirmation of uncertain extractions (pending preferences) and retention expiry,
+//! with the real models, redb and usearch.
+
+use std::path::Path;
+
+use glovebox::memory::{Extracted, Memory, Models, NewPreference};
+use glovebox::pref::{Millis, Operation, Status};
+use glovebox::schema::Schema;
+use tempfile::tempdir;
+
+use crate::common::{config, fixture, user};
+
+/// Every extraction of the fixtures is below 1.0, so `confirm_below = 1.0` makes them pending.
+fn confirming(dir: &Path) -> Memory {
+    let mut c = config();
+    c.extraction.confirm_below = 1.0;
+    Memory::open(dir, c).expect("memory opens")
+}
+
+fn recalled_ids(m: &Memory, who: &str, text: &str) -> Vec<u64> {
+    m.recall(&user(who), text, 5)
+        .unwrap()
+        .iter()
+        .map(|r| r.preference.id.0)
+        .collect()
+}
+
+#[test]
+fn pending_preferences_are_recalled_only_once_confirmed() {
+    let dir = tempdir().unwrap();
+    let m = confirming(dir.path());
+    let ann = user("ann");
+    let cold = "it's freezing in here";
+
+    // An uncertain extraction is stored, but pending, and not recalled.
+    let out = m.remember(&ann, &fixture("temperature.json")).unwrap();
+    assert_eq!(out.len(), 1, "{out:?}");
+    let warm = out[0].preference.clone();
+    assert!(warm.confidence < 1.0 && warm.confidence > 0.0, "{warm:?}");
+    assert_eq!(warm.status, Status::Pending);
+    assert!(recalled_ids(&m, "ann", cold).is_empty());
+    assert_eq!(m.list(&ann).unwrap()[0].status, Status::Pending);
+
+    // Confirmed, it is recalled; confirming again is refused.
+    let c = m.confirm(&ann, warm.id).unwrap();
+    assert_eq!(c.status, Status::Active);
+    assert_eq!(recalled_ids(&m, "ann", cold), vec![warm.id.0]);
+    let e = m.confirm(&ann, warm.id).unwrap_err().to_string();
+    assert!(e.contains("not pending"), "{e}");
+    assert!(m.confirm(&user("bob"), warm.id).is_err(), "not bob's");
+
+    // An uncertain update waits beside the confirmed value, which stays recalled...
+    let out = m
+        .remember(&ann, &fixture("temperature_cooler.json"))
+        .unwrap();
+    let cool = out[0].preference.clone();
+    assert!(cool.attribute.contains("18"), "{out:?}");
+    assert_eq!(
+        (cool.status, cool.replaces),
+        (Status::Pending, Some(warm.id))
+    );
+    assert_eq!(m.list(&ann).unwrap().len(), 2);
+    assert_eq!(recalled_ids(&m, "ann", cold), vec![warm.id.0]);
+    // ...a reject deletes it and leaves no trace of its value...
+    m.reject(&ann, cool.id).unwrap();
+    let left: Vec<_> = m
+        .list(&ann)
+        .unwrap()
+        .iter()
+        .map(|p| (p.id, p.status))
+        .collect();
+    assert_eq!(left, vec![(c.id, Status::Active)]);
+    let history = format!("{:?}", m.history(&ann).unwrap());
+    assert!(!history.contains("18 degree"), "{history}");
+    assert!(m.reject(&ann, cool.id).is_err());
+    assert!(
+        m.reject(&ann, warm.id).is_err(),
+        "an active one is not pending"
+    );
+
+    // ...and a confirm completes the update: the old value goes.
+    let out = m
+        .remember(&ann, &fixture("temperature_cooler.json"))
+        .unwrap();
+    let cool = out[0].preference.clone();
+    assert_eq!(cool.status, Status::Pending);
+    m.confirm(&ann, cool.id).unwrap();
+    let now = m.list(&ann).unwrap();
+    assert_eq!(now.len(), 1);
+    assert_eq!((now[0].id, now[0].status), (cool.id, Status::Active));
+    assert_eq!(recalled_ids(&m, "ann", cold), vec![cool.id.0]);
+    let ops: Vec<Operation> = m.history(&ann).unwrap().iter().map(|h| h.op).collect();
+    assert!(ops.contains(&Operation::Confirm) && ops.contains(&Operation::Reject));
+    assert_eq!(ops.last(), Some(&Operation::Update), "{ops:?}");
+    assert_eq!(m.index_len(), 1);
+
+    // A certain repetition of a pending preference confirms it (same sentence: a forced pass).
+    let bob = user("bob");
+    let p = m.remember(&bob, &fixture("temperature.json")).unwrap()[0]
+        .preference
+        .clone();
+    assert_eq!(p.status, Status::Pending);
+    let again = Extracted {
+        detail: p.detail,
+        attribute: p.attribute.clone(),
+        sentence: p.sentences[0].clone(),
+        confidence: 1.0,
+    };
+    let o = m.maintain(&bob, &again).unwrap();
+    assert_eq!(o.preference.id, p.id);
+    assert_eq!(o.preference.status, Status::Active);
+    assert_eq!(recalled_ids(&m, "bob", cold), vec![p.id.0]);
+}
+
+#[test]
+fn unused_preferences_expire_and_only_with_retention_on() {
+    const DAY: u64 = 24 * 3600 * 1000;
+    const SECRET: &str = "Quokka Polka";
+    let dir = tempdir().unwrap();
+    let mut cfg = config();
+    cfg.retention.expire_unused_days = Some(30);
+    let models = Models::load(&cfg).unwrap();
+    let m = Memory::open_with(&dir.path().join("on"), cfg.clone(), models.clone()).unwrap();
+    let off = Memory::open_with(&dir.path().join("off"), config(), models.clone()).unwrap();
+    let schema: &Schema = m.schema();
+    let news = |attr: &str| {
+        vec![
+            NewPreference {
+                detail: schema.detail_by_key("favorite_genres").unwrap(),
+                attribute: attr.into(),
+                sentences: vec![format!("I could listen to {attr} all day.")],
+            },
+            NewPreference {
+                detail: schema.detail_by_key("preferred_temperature").unwrap(),
+                attribute: "22 degree Celcius".into(),
+                sentences: vec!["Keep the cabin at 22 degrees, always.".into()],
+            },
+        ]
+    };
+    let t0 = Millis::now();
+    m.import(&user("ann"), news(SECRET)).unwrap();
+    m.import(&user("bob"), news("Rock")).unwrap();
+    off.import(&user("ann"), news(SECRET)).unwrap();
+    // A recall renews what it returns; the first day passes without expiry either way.
+    assert_eq!(m.recall(&user("ann"), "play music", 1).unwrap().len(), 1);
+    assert!(m
+        .expire_unused_at(Millis(t0.0 + 29 * DAY))
+        .unwrap()
+        .is_empty());
+    assert!(m.housekeeping().unwrap() == 0, "nothing is 30 days old now");
+
+    let gone = m.expire_unused_at(Millis(t0.0 + 31 * DAY)).unwrap();
+    assert_eq!(gone.len(), 4);
+    for who in ["ann", "bob"] {
+        assert!(m.list(&user(who)).unwrap().is_empty());
+        assert!(m.recall(&user(who), "play music", 5).unwrap().is_empty());
+        let h = m.history(&user(who)).unwrap();
+        assert_eq!(
+            h.iter().filter(|e| e.op == Operation::Expire).count(),
+            2,
+            "{h:?}"
+        );
+        assert!(h.iter().all(|e| e.before.is_none() && e.after.is_none()));
+    }
+    assert!(!format!("{:?}", m.history(&user("ann")).unwrap()).contains(SECRET));
+    assert_eq!(m.index_len(), 0);
+
+    // Retention off (the default): nothing ever expires.
+    assert!(off
+        .expire_unused_at(Millis(t0.0 + 10_000 * DAY))
+        .unwrap()
+        .is_empty());
+    assert_eq!(off.list(&user("ann")).unwrap().len(), 2);
+}
