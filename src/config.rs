@@ -91,6 +91,16 @@ pub struct ExtractionConfig {
 #[serde(default, deny_unknown_fields)]
 pub struct RecallConfig {
     pub k: usize,
+    /// Weight of the subcategory prior in the ranking (`memory::prior`): a preference scores
+    /// its cosine similarity plus this times the log-probability that the utterance is about the
+    /// preference's subcategory. 0 ranks by cosine alone.
+    pub sub_prior: f32,
+    /// How sharply the prior separates subcategories (softmax temperature over the cosine to
+    /// each subcategory's centroid of labelled requests).
+    pub sub_sharpness: f32,
+    /// Labelled requests (JSON lines: `category`, `sentence`, optional `source`); `None` uses the
+    /// ones built into the binary (`config/queries.jsonl`, `scripts/make-queries`).
+    pub queries: Option<PathBuf>,
 }
 
 /// The Unix-socket service.
@@ -169,7 +179,12 @@ impl Default for ExtractionConfig {
 
 impl Default for RecallConfig {
     fn default() -> Self {
-        RecallConfig { k: 5 }
+        RecallConfig {
+            k: 5,
+            sub_prior: 0.2,
+            sub_sharpness: 20.0,
+            queries: None,
+        }
     }
 }
 

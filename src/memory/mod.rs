@@ -9,6 +9,7 @@
 pub mod confidence;
 pub mod extract;
 pub mod maintain;
+pub mod prior;
 pub mod retention;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -30,6 +31,7 @@ use crate::store::{Change, Store, StoreError};
 use crate::worker::{Worker, WorkerError};
 
 pub use extract::{Candidate, Extracted, Prototype};
+pub use prior::SubPrior;
 
 /// File names inside a data directory.
 pub const STORE_FILE: &str = "glovebox.redb";
@@ -105,7 +107,10 @@ pub struct Outcome {
 #[derive(Debug, Clone)]
 pub struct Recalled {
     pub preference: Preference,
-    /// Cosine similarity to the utterance.
+    /// Relevance to the utterance, the ranking's key: the cosine similarity of the utterance and
+    /// the preference's embedding text, plus, with the subcategory prior on (`recall.sub_prior`),
+    /// that weight times the log-probability that the utterance is about the preference's
+    /// subcategory (≤ 0, so the score can be negative).
     pub score: f32,
 }
 
@@ -140,12 +145,18 @@ pub struct Models {
     embedder: Worker<Embedder>,
     llm: OnceLock<Llm>,
     prototypes: OnceLock<Arc<Vec<Prototype>>>,
+    prior: OnceLock<Arc<SubPrior>>,
     extract_prefix: Arc<str>,
     maintain_prefix: Arc<str>,
     /// Recent extraction answers by (prompt, grammar). Greedy decoding is deterministic, so an
     /// identical request (the same conversation remembered again) reuses the answer.
     answers: Mutex<HashMap<(String, String), (String, Vec<f32>)>>,
 }
+
+/// How many of the nearest preferences recall re-ranks with the subcategory prior (a user's
+/// preferences in one car number in the tens to hundreds; beyond this many, the cosine alone
+/// decides which are considered).
+pub const RERANK: usize = 64;
 
 /// Most answers kept in [`Models`]' answer cache.
 const ANSWER_CACHE: usize = 256;
@@ -170,6 +181,7 @@ impl Models {
             embedder,
             llm: OnceLock::new(),
             prototypes: OnceLock::new(),
+            prior: OnceLock::new(),
             answers: Mutex::new(HashMap::new()),
         }))
     }
@@ -233,18 +245,10 @@ impl Models {
                 .collect();
         let x = &self.cfg.extraction;
         if x.use_examples {
-            let text = match &x.examples {
-                Some(p) => std::fs::read_to_string(p).map_err(|source| MemoryError::DataDir {
-                    path: p.clone(),
-                    source,
-                })?,
-                None => extract::DEFAULT_EXAMPLES.to_string(),
-            };
-            let examples = extract::parse_examples(&self.schema, &text)
-                .map_err(|m| MemoryError::Schema(crate::schema::SchemaError::Invalid(m)))?;
+            let examples = self.labelled(x.examples.as_deref(), extract::DEFAULT_EXAMPLES)?;
             labelled.extend(examples.into_iter().map(|(d, e)| (d, e.sentence, e.source)));
         }
-        let vecs = self.embed(labelled.iter().map(|(_, t, _)| t.clone()).collect())?;
+        let vecs = self.embed_fixed(labelled.iter().map(|(_, t, _)| t.clone()).collect())?;
         let protos: Vec<Prototype> = labelled
             .into_iter()
             .zip(vecs)
@@ -255,6 +259,87 @@ impl Models {
             })
             .collect();
         Ok(self.prototypes.get_or_init(|| Arc::new(protos)).clone())
+    }
+
+    /// Embeds texts that are the same in every process (category prototypes, labelled
+    /// requests), keeping the vectors in the user's cache directory when `llm.prefix_cache` is
+    /// on, keyed by the embedder's files and the texts, so that a new process reads them instead
+    /// of running the embedder over hundreds of texts (seconds) before its first answer.
+    fn embed_fixed(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, MemoryError> {
+        let file = self
+            .cfg
+            .llm
+            .prefix_cache
+            .then(|| directories::ProjectDirs::from("", "", "glovebox"))
+            .flatten()
+            .map(|d| {
+                let key = self.fixed_key(&texts);
+                d.cache_dir().join("embeddings").join(format!("{key:016x}.f32"))
+            });
+        if let Some(v) = file.as_deref().and_then(|f| read_vectors(f, texts.len())) {
+            return Ok(v);
+        }
+        let vecs = self.embed(texts)?;
+        if let Some(f) = &file {
+            write_vectors(f, &vecs);
+        }
+        Ok(vecs)
+    }
+
+    fn fixed_key(&self, texts: &[String]) -> u64 {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        let dir = self.cfg.embedder_path();
+        dir.hash(&mut h);
+        for f in ["model.safetensors", "tokenizer.json", "config.json"] {
+            if let Ok(m) = std::fs::metadata(dir.join(f)) {
+                m.len().hash(&mut h);
+                m.modified().ok().hash(&mut h);
+            }
+        }
+        texts.hash(&mut h);
+        env!("CARGO_PKG_VERSION").hash(&mut h);
+        h.finish()
+    }
+
+    /// Labelled sentences (JSON lines) from `path`, or the built-in `default`.
+    fn labelled(
+        &self,
+        path: Option<&Path>,
+        default: &str,
+    ) -> Result<Vec<(DetailId, extract::Example)>, MemoryError> {
+        let text = match path {
+            Some(p) => std::fs::read_to_string(p).map_err(|source| MemoryError::DataDir {
+                path: p.to_path_buf(),
+                source,
+            })?,
+            None => default.to_string(),
+        };
+        extract::parse_examples(&self.schema, &text)
+            .map_err(|m| MemoryError::Schema(crate::schema::SchemaError::Invalid(m)))
+    }
+
+    /// Recall's subcategory prior (`memory::prior`), built on first use from the labelled
+    /// requests; `None` when `recall.sub_prior` is 0.
+    pub fn prior(&self) -> Result<Option<Arc<SubPrior>>, MemoryError> {
+        if self.cfg.recall.sub_prior == 0.0 {
+            return Ok(None);
+        }
+        if let Some(p) = self.prior.get() {
+            return Ok(Some(p.clone()));
+        }
+        let requests = self.labelled(self.cfg.recall.queries.as_deref(), prior::DEFAULT_QUERIES)?;
+        let vecs = self.embed_fixed(requests.iter().map(|(_, e)| e.sentence.clone()).collect())?;
+        let labelled = requests
+            .into_iter()
+            .zip(vecs)
+            .map(|((d, e), vector)| prior::LabelledRequest {
+                sub: self.schema.detail(d).sub,
+                vector,
+                source: e.source,
+            })
+            .collect();
+        let p = SubPrior::new(self.schema.subs().len(), labelled);
+        Ok(Some(self.prior.get_or_init(|| Arc::new(p)).clone()))
     }
 
     /// Extracts preferences from a conversation within the allowed categories. Stores nothing.
@@ -404,6 +489,36 @@ pub struct Memory {
     write: Mutex<()>,
     /// Set when the index had to be rebuilt at open.
     rebuilt: bool,
+}
+
+/// Reads `n` embedding vectors written by [`write_vectors`]; `None` if the file is missing or
+/// has any other size.
+fn read_vectors(path: &Path, n: usize) -> Option<Vec<Vec<f32>>> {
+    let bytes = std::fs::read(path).ok()?;
+    if n == 0 || bytes.len() != n * EMBED_DIM * 4 {
+        return None;
+    }
+    let floats: Vec<f32> = bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    Some(floats.chunks(EMBED_DIM).map(<[f32]>::to_vec).collect())
+}
+
+/// Writes vectors as little-endian f32, through a temporary file and a rename. Best effort: a
+/// cache that cannot be written costs time at the next start, nothing else.
+fn write_vectors(path: &Path, vecs: &[Vec<f32>]) {
+    let bytes: Vec<u8> = vecs.iter().flatten().flat_map(|x| x.to_le_bytes()).collect();
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    let ok = path
+        .parent()
+        .is_some_and(|d| std::fs::create_dir_all(d).is_ok())
+        && std::fs::write(&tmp, bytes).is_ok()
+        && std::fs::rename(&tmp, path).is_ok();
+    if !ok {
+        let _ = std::fs::remove_file(&tmp);
+        tracing::debug!("could not cache embeddings in {}", path.display());
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -1001,39 +1116,56 @@ impl Memory {
 
     // ---- recall ----
 
-    /// The user's `k` active preferences most relevant to an utterance, best first.
+    /// The `k` most relevant of the user's active preferences for an utterance, best first.
     pub fn recall(
         &self,
         user: &UserId,
         text: &str,
         k: usize,
     ) -> Result<Vec<Recalled>, MemoryError> {
+        self.recall_excluding(user, text, k, None)
+    }
+
+    /// [`Memory::recall`], the subcategory prior leaving out the labelled requests that came from
+    /// `exclude` (the evaluation measures each user without that user's own requests).
+    pub fn recall_excluding(
+        &self,
+        user: &UserId,
+        text: &str,
+        k: usize,
+        exclude: Option<&str>,
+    ) -> Result<Vec<Recalled>, MemoryError> {
         let query = self
             .embed(vec![text.to_string()])?
             .pop()
             .unwrap_or_default();
-        self.recall_vector(user, &query, k)
+        self.recall_vector(user, &query, k, exclude)
     }
 
-    /// [`Memory::recall`] with the utterance already embedded.
+    /// [`Memory::recall_excluding`] with the utterance already embedded.
     ///
     /// The search is restricted to the user's ids (from the store's per-user lookup, without
-    /// decoding records); only the hits are read. A hit that is not active (pending
-    /// confirmation) is left out and the search repeated without it, so the answer is the top
-    /// `k` of the user's active preferences and the cost does not grow with what is stored.
+    /// decoding records); only the hits are read, so the cost does not grow with what is stored.
+    /// Without the subcategory prior the hits are the ranking; with it, the nearest
+    /// [`RERANK`]`.max(k)` are re-ranked by cosine + `recall.sub_prior` × log P(subcategory)
+    /// ([`prior`]). A hit that is not active (pending confirmation) is left out and the search
+    /// repeated without it, so the answer is the top `k` of the user's active preferences.
     pub fn recall_vector(
         &self,
         user: &UserId,
         query: &[f32],
         k: usize,
+        exclude: Option<&str>,
     ) -> Result<Vec<Recalled>, MemoryError> {
         let ids = self.store.ids_of(user)?;
-        if ids.is_empty() {
+        if ids.is_empty() || k == 0 {
             return Ok(Vec::new());
         }
+        let prior = self.models.prior()?;
+        let want = if prior.is_some() { RERANK.max(k) } else { k };
         let mut inactive: HashSet<u64> = HashSet::new();
-        loop {
-            let hits = lock(&self.index).index.search(query, k, |key| {
+        let mut out = loop {
+            let hits = lock(&self.index).index.search(query, want, |key| {
                 ids.contains(&key) && !inactive.contains(&key)
             })?;
             let keys: Vec<u64> = hits.iter().map(|h| h.0).collect();
@@ -1051,10 +1183,21 @@ impl Memory {
                 }
             }
             if !left_out {
-                self.touch(&out);
-                return Ok(out);
+                break out;
             }
+        };
+        if let Some(prior) = prior {
+            let lp = prior.log_probs(query, self.cfg.recall.sub_sharpness, exclude);
+            let w = self.cfg.recall.sub_prior;
+            for r in &mut out {
+                let sub = self.schema.detail(r.preference.detail).sub;
+                r.score += w * lp[sub.index()];
+            }
+            out.sort_by(|a, b| b.score.total_cmp(&a.score));
         }
+        out.truncate(k);
+        self.touch(&out);
+        Ok(out)
     }
 
     /// Records when preferences were last recalled (for retention), at most once a day each so
