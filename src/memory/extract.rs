@@ -192,8 +192,9 @@ categories. You are shown the user's own sentences (S1, S2, ...); what the assis
 suggested is never the user's preference and is left out. A one-off request is not a preference \
 unless the user says it is what they like, want, need or usually do.
 Write one line per preference: `category: value`, then `end`. \
-Use one of the category's known values when it fits, otherwise the user's own words. If the \
-user reveals no lasting preference in the offered categories, write `none`.
+Use one of the category's known values when it fits, otherwise the user's own words; a value \
+the user turns down is written `not <value>`. If the user reveals no lasting preference in the \
+offered categories, write `none`.
 ";
 
 const EXAMPLES: &str = "\
@@ -215,6 +216,14 @@ Offered categories: favorite_genres
 Known values of favorite_genres: Pop, Rock, Jazz, Classical
 Preferences:
 none
+
+Example.
+Conversation:
+S1: Please stop playing jazz, I'm not into it anymore.
+Offered categories: favorite_genres
+Preferences:
+favorite_genres: not Jazz
+end
 
 Example.
 Conversation:
@@ -340,7 +349,7 @@ pub fn grammar(
     }
     if let [only] = offered {
         // The prompt already wrote `key:`: the value, or ` none`.
-        let values = value_alternatives(schema, only.detail, sentences);
+        let values = value_alternatives(schema, only, sentences);
         g.push_str(&format!(
             "root ::= \" none\\n\" | \" \" ({}) \"\\n\"\n",
             values.join(" | ")
@@ -356,7 +365,7 @@ pub fn grammar(
     g.push_str(&format!("item ::= {}\n", items.join(" | ")));
     for (i, c) in offered.iter().enumerate() {
         let d = schema.detail(c.detail);
-        let values = value_alternatives(schema, c.detail, sentences);
+        let values = value_alternatives(schema, c, sentences);
         g.push_str(&format!(
             "c{i} ::= {} \": \" ({}) \"\\n\"\n",
             gbnf_literal(&d.key),
@@ -409,15 +418,52 @@ pub fn named_values<'a>(
     out
 }
 
-/// What the grammar offers as a category's value: the known values the user's words name, if
-/// any; otherwise every known value, or a few free words of the user's own.
-fn value_alternatives(schema: &Schema, detail: DetailId, sentences: &[String]) -> Vec<String> {
-    let named = named_values(schema, detail, sentences);
+/// How a value the user turns down is written: `not <value>` ("Avoid health podcasts from now
+/// on" → `favorite_podcast_genres: not Health`). Maintenance reads it as the negation of the
+/// stored value ([`negation_of`]).
+pub const NOT: &str = "not ";
+
+/// The values the user named for an offered category ([`named_values`]) and, when the evidence
+/// sentence turns something down ([`crate::memory::maintain::negates`]), each one's negation:
+/// what the model chooses among (with `none`) when the user named a known value.
+pub fn named_choices(schema: &Schema, offered: &Candidate, sentences: &[String]) -> Vec<String> {
+    let named = named_values(schema, offered.detail, sentences);
+    let mut out: Vec<String> = named.iter().map(|v| v.to_string()).collect();
+    if sentences
+        .get(offered.sentence)
+        .is_some_and(|s| crate::memory::maintain::negates(s))
+    {
+        out.extend(named.iter().map(|v| format!("{NOT}{v}")));
+    }
+    out
+}
+
+/// Whether one attribute is the other turned down (`not X` against `X`, either way round,
+/// ignoring case).
+pub fn negation_of(a: &str, b: &str) -> bool {
+    let strip = |x: &str| {
+        let x = x.trim();
+        x.get(..NOT.len())
+            .filter(|p| p.eq_ignore_ascii_case(NOT))
+            .map(|_| x[NOT.len()..].trim().to_string())
+    };
+    match (strip(a), strip(b)) {
+        (Some(x), None) => x.eq_ignore_ascii_case(b.trim()),
+        (None, Some(y)) => y.eq_ignore_ascii_case(a.trim()),
+        _ => false,
+    }
+}
+
+/// What the grammar offers as a category's value: the user's named choices
+/// ([`named_choices`]), if any; otherwise every known value, or a few free words of the user's
+/// own.
+fn value_alternatives(schema: &Schema, offered: &Candidate, sentences: &[String]) -> Vec<String> {
+    let named = named_choices(schema, offered, sentences);
     if !named.is_empty() {
         return named.iter().map(|a| gbnf_literal(a)).collect();
     }
     let mut values: Vec<String> = schema
-        .detail(detail)
+        .detail(offered.detail)
         .attributes
         .iter()
         .map(|a| gbnf_literal(a))
@@ -468,10 +514,17 @@ pub fn parse(
                 let sentence = sentences.get(cand.sentence).ok_or_else(|| {
                     err(format!("there is no user sentence {}", cand.sentence + 1))
                 })?;
-                let attribute = schema
-                    .canonical_attribute(cand.detail, value)
-                    .unwrap_or(value)
-                    .to_string();
+                // A turned-down value keeps its `not`; the value itself takes the schema's spelling.
+                let (not, value) = match value.get(..NOT.len()) {
+                    Some(p) if p.eq_ignore_ascii_case(NOT) && value.len() > NOT.len() => {
+                        (NOT, value[NOT.len()..].trim())
+                    }
+                    _ => ("", value),
+                };
+                let attribute = format!(
+                    "{not}{}",
+                    schema.canonical_attribute(cand.detail, value).unwrap_or(value)
+                );
                 if out
                     .iter()
                     .any(|e| e.detail == cand.detail && e.attribute == attribute)
@@ -583,6 +636,26 @@ mod tests {
             vec!["Wolfgang Amadeus Harmonix (Classical)"]
         );
         assert!(named_values(&s, d("favorite_genres"), &say("Play something nice.")).is_empty());
+    }
+
+    #[test]
+    fn a_named_value_can_be_turned_down_only_when_the_sentence_negates() {
+        let s = Schema::embedded();
+        let say = |t: &str| vec![t.to_string()];
+        let c = cand(&s, "favorite_genres", 0);
+        assert_eq!(named_choices(&s, &c, &say("I love Jazz.")), vec!["Jazz"]);
+        assert_eq!(
+            named_choices(&s, &c, &say("Stop playing jazz, please.")),
+            vec!["Jazz", "not Jazz"]
+        );
+        let g = grammar(&s, &[c], &say("No more jazz."), 2);
+        assert!(g.contains("\"not Jazz\""), "{g}");
+        let got = parse(&s, "favorite_genres: NOT jazz\nend\n", &[c], &say("No more jazz."), &[0.9])
+            .unwrap();
+        assert_eq!(got[0].attribute, "not Jazz");
+        assert!(negation_of("not Jazz", "jazz") && negation_of("Jazz", "Not Jazz"));
+        assert!(!negation_of("Jazz", "Jazz") && !negation_of("not Jazz", "not Jazz"));
+        assert!(!negation_of("nothing", "hing"));
     }
 
     #[test]

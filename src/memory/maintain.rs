@@ -128,6 +128,18 @@ impl Options {
                 append: false,
             };
         }
+        // `not X` against a stored `X` (or `X` against a stored `not X`): the user changed their
+        // mind about that value, which replaces it.
+        if let Some(p) = stored
+            .iter()
+            .find(|p| super::extract::negation_of(&p.attribute, attribute))
+        {
+            return Options {
+                pass: Vec::new(),
+                update: vec![p.id],
+                append: false,
+            };
+        }
         if !same.is_empty() {
             return Options {
                 pass: same.clone(),
@@ -310,6 +322,16 @@ mod tests {
             last_recalled: None,
             replaces: None,
         }
+    }
+
+    #[test]
+    fn a_turned_down_value_replaces_the_stored_one() {
+        let st = [stored(3, "Rock"), stored(12, "Jazz")];
+        let not = Options::new(Cardinality::Multiple, &st, "not Jazz", "No more jazz.");
+        assert_eq!(not.forced(), Some(Maintenance::Update(PreferenceId(12))));
+        let back = [stored(5, "not Rock")];
+        let again = Options::new(Cardinality::Multiple, &back, "rock", "I like rock again.");
+        assert_eq!(again.forced(), Some(Maintenance::Update(PreferenceId(5))));
     }
 
     #[test]

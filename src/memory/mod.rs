@@ -392,7 +392,7 @@ impl Models {
                 // One offered category whose value the user named: the answer is `none` or one
                 // of those values, and one forward pass scores them (no decoding steps).
                 let named = match offered.as_slice() {
-                    [only] => extract::named_values(&self.schema, only.detail, &sentences),
+                    [only] => extract::named_choices(&self.schema, only, &sentences),
                     _ => Vec::new(),
                 };
                 let mut options = vec![" none".to_string()];
