@@ -1,7 +1,9 @@
 //! End-to-end benches with the real models: extraction of one CarMem conversation (schema prefix
 //! cached, answer cache cleared so the model is measured) beside llama.cpp's raw cost for the
-//! same request's own tokens, one maintenance decision, and a recall round trip over the real
-//! Unix socket of an in-process server. Budgets and results are in benches/README.md.
+//! same request's own tokens; maintenance decisions (a restated value, decided without the LLM,
+//! and a new value in a multi-value category, which the LLM decides); and a recall round trip
+//! over the real Unix socket of an in-process server. Budgets and results are in
+//! benches/README.md.
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
@@ -87,10 +89,31 @@ fn maintenance(c: &mut Criterion) {
         sentence: e.equal.clone(),
         confidence: 1.0,
     };
+    // A new value in a multi-value category: `append` or `update`, the case the LLM decides.
+    let genres = models.schema().detail_by_key("favorite_genres").unwrap();
+    memory
+        .import(
+            &user,
+            vec![NewPreference {
+                detail: genres,
+                attribute: "Rock".into(),
+                sentences: vec!["Rock is my favourite.".into()],
+            }],
+        )
+        .unwrap();
+    let other_value = Extracted {
+        detail: genres,
+        attribute: "Jazz".into(),
+        sentence: "I've been enjoying jazz a lot lately.".into(),
+        confidence: 1.0,
+    };
     let mut g = c.benchmark_group("maintain");
     g.sample_size(10);
     g.bench_function("decision", |b| {
         b.iter(|| memory.decide(&user, &incoming).unwrap())
+    });
+    g.bench_function("llm_decision", |b| {
+        b.iter(|| memory.decide(&user, &other_value).unwrap())
     });
     g.finish();
 }

@@ -59,8 +59,9 @@ pub struct LlmConfig {
     pub grammar_top_k: usize,
     /// Most tokens generated for one answer.
     pub max_tokens: usize,
-    /// Keep evaluated prompt prefixes (their KV cache) in the user's cache directory, so a new
-    /// process does not evaluate them again.
+    /// Keep evaluated prompt prefixes (their KV cache) and the embeddings of the built-in texts
+    /// (category prototypes, labelled requests) in the user's cache directory, so a new process
+    /// does not compute them again.
     pub prefix_cache: bool,
 }
 
