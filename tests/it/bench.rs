@@ -4,22 +4,16 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::common::models_dir;
+use crate::common::{json_output, models_dir};
 
 #[test]
 fn bench_json_reports_every_figure() {
-    let out = Command::new(env!("CARGO_BIN_EXE_glovebox"))
-        .arg("--models")
-        .arg(models_dir())
-        .args(["--json", "bench", "--rounds", "1", "--conversations", "2"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let r: Value = json_output(
+        Command::new(env!("CARGO_BIN_EXE_glovebox"))
+            .arg("--models")
+            .arg(models_dir())
+            .args(["--json", "bench", "--rounds", "1", "--conversations", "2"]),
     );
-    let r: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
     for key in [
         "recall_ms_p50",
         "embed_ms_p50",

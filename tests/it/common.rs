@@ -45,3 +45,15 @@ pub fn fixture(name: &str) -> Conversation {
 pub fn user(s: &str) -> UserId {
     UserId::new(s).unwrap()
 }
+
+/// Runs a `glovebox --json ...` command, asserts that it succeeded (showing its stderr if not)
+/// and returns its one JSON object.
+pub fn json_output(cmd: &mut std::process::Command) -> serde_json::Value {
+    let out = cmd.output().expect("glovebox runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON object on stdout")
+}

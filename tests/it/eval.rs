@@ -5,7 +5,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::common::models_dir;
+use crate::common::{json_output, models_dir};
 
 fn shares_in_unit_interval(v: &Value, path: &str, skip: &[&str]) {
     match v {
@@ -30,21 +30,15 @@ fn shares_in_unit_interval(v: &Value, path: &str, skip: &[&str]) {
 fn eval_carmem_one_user_reports_every_table() {
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/carmem_one_user.jsonl");
     let rows = tempfile::NamedTempFile::new().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_glovebox"))
-        .arg("--models")
-        .arg(models_dir())
-        .args(["--json", "eval", "carmem", "--users", "1", "--data"])
-        .arg(&data)
-        .arg("--out")
-        .arg(rows.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let r = json_output(
+        Command::new(env!("CARGO_BIN_EXE_glovebox"))
+            .arg("--models")
+            .arg(models_dir())
+            .args(["--json", "eval", "carmem", "--users", "1", "--data"])
+            .arg(&data)
+            .arg("--out")
+            .arg(rows.path()),
     );
-    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
     let x = &r["extraction_in_schema"];
     for level in ["main", "sub", "detail"] {
         for k in ["precision", "recall", "f1"] {

@@ -6,7 +6,7 @@ use glovebox::memory::{ForgetWhat, Memory, INDEX_FILE};
 use glovebox::pref::{Maintenance, Operation};
 use tempfile::tempdir;
 
-use crate::common::{config, fixture, open, user};
+use crate::common::{config, fixture, json_output, open, user};
 
 fn temperature_key(m: &Memory) -> glovebox::schema::DetailId {
     m.schema().detail_by_key("preferred_temperature").unwrap()
@@ -160,17 +160,11 @@ fn the_command_line_remembers_recalls_lists_and_refuses_bad_input() {
     let dir = tempdir().unwrap();
     let conv =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/temperature.json");
-    let out = glovebox(dir.path())
-        .args(["--json", "remember", "--user", "ann", "--conversation"])
-        .arg(&conv)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let v = json_output(
+        glovebox(dir.path())
+            .args(["--json", "remember", "--user", "ann", "--conversation"])
+            .arg(&conv),
     );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         v["remembered"][0]["preference"]["category"], "Preferred Temperature",
         "{v}"
