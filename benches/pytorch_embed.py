@@ -7,6 +7,7 @@ Usage: benches/pytorch-embed [--rounds N]   (sets up its venv, then runs this fi
 """
 import argparse
 import json
+import re
 import statistics
 import time
 from pathlib import Path
@@ -14,26 +15,25 @@ from pathlib import Path
 import torch
 from sentence_transformers import SentenceTransformer, models
 
-UTTERANCES = [
-    "It's freezing in here.",
-    "Find me somewhere to eat tonight.",
-    "Play something for the drive home.",
-    "Where can I charge the car on the way to Munich?",
-    "I need to park near the stadium.",
-    "Take me to a gas station.",
-    "Put on a podcast.",
-    "Is there a supermarket on the way?",
-    "Can you make the seat a bit warmer?",
-    "Avoid the traffic jam if you can.",
-    "Let's grab a quick burger.",
-    "Turn the music down a little."
-]
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def utterances():
+    """The utterances of `glovebox bench` and benches/micro.rs, read from their one definition
+    (`UTTERANCES` in src/eval/bench.rs), so that both sides always embed the same sentences."""
+    src = (ROOT / "src/eval/bench.rs").read_text()
+    body = src[src.index("pub const UTTERANCES: &[&str] = &["):]
+    body = body[: body.index("];")]
+    found = re.findall(r'^\s*"((?:[^"\\]|\\.)*)",?\s*$', body, re.MULTILINE)
+    if not found:
+        raise SystemExit("no UTTERANCES found in src/eval/bench.rs")
+    return [json.loads(f'"{u}"') for u in found]
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--models", default=str(Path(__file__).resolve().parent.parent / "models"))
+    ap.add_argument("--models", default=str(ROOT / "models"))
     args = ap.parse_args()
     folder = str(Path(args.models) / "minilm")
     # The same pipeline as sentence-transformers' all-MiniLM-L6-v2: BERT, mean pooling, L2
@@ -42,20 +42,21 @@ def main():
     dim = getattr(bert, "get_embedding_dimension", None) or bert.get_word_embedding_dimension
     pool = models.Pooling(dim(), pooling_mode="mean")
     model = SentenceTransformer(modules=[bert, pool, models.Normalize()], device="cpu")
-    out = {"torch": torch.__version__}
+    sentences = utterances()
+    out = {"torch": torch.__version__, "utterances": len(sentences)}
     for threads in (1, 2):
         torch.set_num_threads(threads)
         with torch.inference_mode():
-            for u in UTTERANCES:  # warm-up
+            for u in sentences:  # warm-up
                 model.encode(u)
             times = []
             for _ in range(args.rounds):
-                for u in UTTERANCES:
+                for u in sentences:
                     t0 = time.perf_counter()
                     model.encode(u)
                     times.append((time.perf_counter() - t0) * 1e3)
         out[f"embed_ms_p50_{threads}_threads"] = statistics.median(times)
-    out["first_values"] = [round(float(x), 6) for x in model.encode(UTTERANCES[0])[:4]]
+    out["first_values"] = [round(float(x), 6) for x in model.encode(sentences[0])[:4]]
     print(json.dumps(out))
 
 

@@ -447,8 +447,7 @@ fn run_user(
             .filter(|p| schema.detail(p.detail).sub == sub)
             .count();
         let t = Instant::now();
-        let hits =
-            rmem.recall_excluding(&uid, &e.next_question, stored.len(), Some(&user.id))?;
+        let hits = rmem.recall_excluding(&uid, &e.next_question, stored.len(), Some(&user.id))?;
         tally.recall_ms.push(t.elapsed().as_secs_f64() * 1e3);
         let rank = hits.iter().position(|h| h.preference.id == stored[i].id);
         tally.enriched.add(rank, n);

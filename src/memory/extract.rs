@@ -523,7 +523,9 @@ pub fn parse(
                 };
                 let attribute = format!(
                     "{not}{}",
-                    schema.canonical_attribute(cand.detail, value).unwrap_or(value)
+                    schema
+                        .canonical_attribute(cand.detail, value)
+                        .unwrap_or(value)
                 );
                 if out
                     .iter()
@@ -650,8 +652,14 @@ mod tests {
         );
         let g = grammar(&s, &[c], &say("No more jazz."), 2);
         assert!(g.contains("\"not Jazz\""), "{g}");
-        let got = parse(&s, "favorite_genres: NOT jazz\nend\n", &[c], &say("No more jazz."), &[0.9])
-            .unwrap();
+        let got = parse(
+            &s,
+            "favorite_genres: NOT jazz\nend\n",
+            &[c],
+            &say("No more jazz."),
+            &[0.9],
+        )
+        .unwrap();
         assert_eq!(got[0].attribute, "not Jazz");
         assert!(negation_of("not Jazz", "jazz") && negation_of("Jazz", "Not Jazz"));
         assert!(!negation_of("Jazz", "Jazz") && !negation_of("not Jazz", "not Jazz"));

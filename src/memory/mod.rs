@@ -274,7 +274,9 @@ impl Models {
             .flatten()
             .map(|d| {
                 let key = self.fixed_key(&texts);
-                d.cache_dir().join("embeddings").join(format!("{key:016x}.f32"))
+                d.cache_dir()
+                    .join("embeddings")
+                    .join(format!("{key:016x}.f32"))
             });
         if let Some(v) = file.as_deref().and_then(|f| read_vectors(f, texts.len())) {
             return Ok(v);
@@ -508,7 +510,11 @@ fn read_vectors(path: &Path, n: usize) -> Option<Vec<Vec<f32>>> {
 /// Writes vectors as little-endian f32, through a temporary file and a rename. Best effort: a
 /// cache that cannot be written costs time at the next start, nothing else.
 fn write_vectors(path: &Path, vecs: &[Vec<f32>]) {
-    let bytes: Vec<u8> = vecs.iter().flatten().flat_map(|x| x.to_le_bytes()).collect();
+    let bytes: Vec<u8> = vecs
+        .iter()
+        .flatten()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
     let ok = path
         .parent()
