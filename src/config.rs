@@ -249,6 +249,16 @@ impl Config {
         if self.recall.k == 0 {
             return Err("recall.k must be at least 1".into());
         }
+        let r = &self.recall;
+        if !(r.sub_prior >= 0.0
+            && r.sub_prior.is_finite()
+            && r.sub_sharpness > 0.0
+            && r.sub_sharpness.is_finite())
+        {
+            return Err(
+                "recall.sub_prior must be at least 0 and recall.sub_sharpness above 0".into(),
+            );
+        }
         if self.llm.threads == 0 || self.llm.context < 512 {
             return Err("llm.threads must be at least 1 and llm.context at least 512".into());
         }
@@ -297,5 +307,10 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("recall.k"), "{e}");
+        let e = Config::from_toml("[recall]\nsub_sharpness = 0.0\n", "t")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("recall.sub_sharpness"), "{e}");
+        assert!(Config::from_toml("[recall]\nsub_prior = -1.0\n", "t").is_err());
     }
 }
