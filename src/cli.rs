@@ -101,6 +101,50 @@ pub enum EvalCommand {
         /// Write one JSON line per scored item (input, expected, got).
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
+        /// Utterances no stored preference serves (KVRET JSON: the weather and schedule driver
+        /// turns; or one per line), for recall's relevance gate.
+        #[arg(long, value_name = "FILE")]
+        unrelated: Option<PathBuf>,
+        /// Write the relevance model fitted on every user here (config/relevance.json ships).
+        #[arg(long, value_name = "FILE")]
+        write_relevance: Option<PathBuf>,
+    },
+    /// Test cases (JSON lines: conversation, expect, tag): false memories, preference
+    /// recall and precision, value accuracy, each case in a fresh memory.
+    Cases {
+        /// The cases file (e.g. tests/cases/no-preference.jsonl).
+        #[arg(long, value_name = "FILE")]
+        data: PathBuf,
+        /// Write one JSON line per case (expected, stored).
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Train the preference gate on development data and report it cross-validated.
+    Gate {
+        /// CarMem JSONL file (e.g. ../shared/carmem/dev.jsonl).
+        #[arg(long, value_name = "FILE")]
+        carmem: PathBuf,
+        /// KVRET JSON file (e.g. ../shared/kvret/dev.json).
+        #[arg(long, value_name = "FILE")]
+        kvret: PathBuf,
+        /// VehicleMemBench history folder: its household chat lines are negatives too.
+        #[arg(long, value_name = "DIR")]
+        vmb: Option<PathBuf>,
+        /// Cross-validation folds (by CarMem user, KVRET dialogue and history file).
+        #[arg(long, default_value_t = 5)]
+        folds: usize,
+        /// The threshold the written gate passes sentences at.
+        #[arg(long, default_value_t = 0.5)]
+        threshold: f32,
+        /// Hidden units (0: logistic regression on the sentence embedding).
+        #[arg(long, default_value_t = 32)]
+        hidden: usize,
+        /// Write the gate fitted on all of the data here (config/gate.json ships).
+        #[arg(long, value_name = "FILE")]
+        write: Option<PathBuf>,
+        /// Write one JSON line per sentence with its cross-validated probability.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
     },
 }
 
@@ -193,7 +237,33 @@ pub fn run(cli: Cli) -> Result<()> {
             data,
             users,
             out: rows,
-        }) => eval_carmem(cfg, &data, users, rows.as_deref(), out),
+            unrelated,
+            write_relevance,
+        }) => eval_carmem(
+            cfg,
+            (&data, users, unrelated.as_deref()),
+            (rows.as_deref(), write_relevance.as_deref()),
+            out,
+        ),
+        Command::Eval(EvalCommand::Cases { data, out: rows }) => {
+            eval_cases(cfg, &data, rows.as_deref(), out)
+        }
+        Command::Eval(EvalCommand::Gate {
+            carmem,
+            kvret,
+            vmb,
+            folds,
+            threshold,
+            hidden,
+            write,
+            out: rows,
+        }) => eval_gate(
+            cfg,
+            (&carmem, &kvret, vmb.as_deref()),
+            (folds, threshold, hidden),
+            (write.as_deref(), rows.as_deref()),
+            out,
+        ),
         Command::Bench {
             rounds,
             conversations,
@@ -489,7 +559,10 @@ fn print_recalled(schema: &Schema, hits: &[Recalled], out: Output) {
                 return "nothing relevant stored".into();
             }
             hits.iter()
-                .map(|r| format!("{:.3}  {}\n", r.score, pref_line(schema, &r.preference)))
+                .map(|r| {
+                    let line = pref_line(schema, &r.preference);
+                    format!("{:.2}  {line}\n", r.relevance)
+                })
                 .collect()
         },
     );
@@ -603,14 +676,17 @@ fn demo(cfg: Config, out: Output) -> Result<()> {
 
 fn eval_carmem(
     cfg: Config,
-    data: &Path,
-    users: Option<usize>,
-    rows: Option<&Path>,
+    (data, users, unrelated): (&Path, Option<usize>, Option<&Path>),
+    (rows, write_relevance): (Option<&Path>, Option<&Path>),
     out: Output,
 ) -> Result<()> {
-    use crate::eval::carmem;
+    use crate::eval::{carmem, relevance};
     let models = crate::memory::Models::load(&cfg)?;
     let dataset = carmem::load(data, models.schema(), users)?;
+    let unrelated = match unrelated {
+        Some(p) => relevance::load_unrelated(p)?,
+        None => Vec::new(),
+    };
     if dataset.is_empty() {
         bail!("{} holds no users", data.display());
     }
@@ -620,17 +696,80 @@ fn eval_carmem(
         )),
         None => None,
     };
-    let (report, _) = carmem::run(
+    let (report, tally) = carmem::run(
         &models,
         &cfg,
         &dataset,
+        &unrelated,
         file.as_mut().map(|f| f as &mut dyn Write),
         std::io::IsTerminal::is_terminal(&std::io::stderr()),
     )?;
+    if let Some(p) = write_relevance {
+        let model = relevance::fit_all(&tally.relevance, models.relevance().threshold, cfg.recall.k);
+        let text = serde_json::to_string(&model).context("cannot encode the relevance model")?;
+        std::fs::write(p, text + "\n").with_context(|| format!("cannot write {}", p.display()))?;
+    }
     if let Some(f) = file.as_mut() {
         f.flush().context("cannot write the results file")?;
     }
     out.print(report.clone(), || carmem::table(&report));
+    Ok(())
+}
+
+fn eval_cases(cfg: Config, data: &Path, rows: Option<&Path>, out: Output) -> Result<()> {
+    use crate::eval::cases;
+    let models = crate::memory::Models::load(&cfg)?;
+    let list = cases::load(data, models.schema())?;
+    let mut file = match rows {
+        Some(p) => Some(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
+        )),
+        None => None,
+    };
+    let report = cases::run(
+        &models,
+        &cfg,
+        &list,
+        file.as_mut().map(|f| f as &mut dyn Write),
+    )?;
+    if let Some(f) = file.as_mut() {
+        f.flush().context("cannot write the results file")?;
+    }
+    out.print(report.clone(), || cases::table(&report));
+    Ok(())
+}
+
+fn eval_gate(
+    cfg: Config,
+    (carmem, kvret, vmb): (&Path, &Path, Option<&Path>),
+    (folds, threshold, hidden): (usize, f32, usize),
+    (write, rows): (Option<&Path>, Option<&Path>),
+    out: Output,
+) -> Result<()> {
+    let models = crate::memory::Models::load(&cfg)?;
+    let users = crate::eval::carmem::load(carmem, models.schema(), None)?;
+    let mut file = match rows {
+        Some(p) => Some(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
+        )),
+        None => None,
+    };
+    let (report, gate) = crate::eval::gate::run(
+        &models,
+        &users,
+        kvret,
+        vmb,
+        (folds, threshold, hidden),
+        file.as_mut().map(|f| f as &mut dyn Write),
+    )?;
+    if let Some(f) = file.as_mut() {
+        f.flush().context("cannot write the results file")?;
+    }
+    if let Some(p) = write {
+        let text = serde_json::to_string(&gate).context("cannot encode the gate")?;
+        std::fs::write(p, text + "\n").with_context(|| format!("cannot write {}", p.display()))?;
+    }
+    out.print(report.clone(), || serde_json::to_string_pretty(&report).unwrap_or_default());
     Ok(())
 }
 

@@ -69,12 +69,14 @@ pub struct LlmConfig {
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct ExtractionConfig {
-    /// How many of the embedder's best categories the grammar offers the LLM.
+    /// How many of the embedder's best categories one preference sentence offers the LLM.
     pub shortlist: usize,
     /// A category is a candidate only when one of the user's sentences is at least this similar
     /// to it (cosine, MiniLM).
     pub min_similarity: f32,
-    /// Candidates must be within this similarity of the best category.
+    /// A sentence offers only when its best category is within this similarity of the
+    /// conversation's strongest preference sentence's; its offered categories must be within
+    /// this of its own best.
     pub margin: f32,
     /// Most preferences extracted from one conversation.
     pub max_preferences: usize,
@@ -85,6 +87,12 @@ pub struct ExtractionConfig {
     /// Extractions whose confidence is below this are stored as pending (not recalled until
     /// confirmed). 0 disables.
     pub confirm_below: f32,
+    /// The preference gate (`memory::gate`, JSON from `glovebox eval gate --write`); `None`
+    /// uses the one built into the binary (`config/gate.json`).
+    pub gate: Option<PathBuf>,
+    /// A sentence offers a preference only when the gate's probability that it states a lasting
+    /// preference is at least this; `None` uses the threshold stored in the gate file.
+    pub gate_threshold: Option<f32>,
 }
 
 /// Recall defaults.
@@ -102,6 +110,12 @@ pub struct RecallConfig {
     /// Labelled requests (JSON lines: `category`, `sentence`, optional `source`); `None` uses the
     /// ones built into the binary (`config/queries.jsonl`, `scripts/make-queries`).
     pub queries: Option<PathBuf>,
+    /// The relevance model (`memory::relevance`, from `glovebox eval carmem
+    /// --write-relevance`); `None` uses the one built into the binary (`config/relevance.json`).
+    pub relevance: Option<PathBuf>,
+    /// Recall returns only preferences whose relevance (a probability) is at least this;
+    /// `None` uses the relevance model's threshold, 0 returns the top k whatever their relevance.
+    pub min_relevance: Option<f32>,
 }
 
 /// The Unix-socket service.
@@ -169,11 +183,13 @@ impl Default for ExtractionConfig {
         ExtractionConfig {
             shortlist: 1,
             min_similarity: 0.3,
-            margin: 0.0,
-            max_preferences: 2,
+            margin: 0.1,
+            max_preferences: 3,
             use_examples: false,
             examples: None,
             confirm_below: 0.0,
+            gate: None,
+            gate_threshold: None,
         }
     }
 }
@@ -185,6 +201,8 @@ impl Default for RecallConfig {
             sub_prior: 0.2,
             sub_sharpness: 20.0,
             queries: None,
+            relevance: None,
+            min_relevance: None,
         }
     }
 }
@@ -240,11 +258,17 @@ impl Config {
                 "extraction.shortlist and extraction.max_preferences must be at least 1".into(),
             );
         }
+        if e.gate_threshold.is_some_and(|t| !(0.0..=1.0).contains(&t)) {
+            return Err("extraction.gate_threshold must be within [0, 1]".into());
+        }
         if !(0.0..=1.0).contains(&e.confirm_below) {
             return Err("extraction.confirm_below must be within [0, 1]".into());
         }
         if self.retention.expire_unused_days == Some(0) {
             return Err("retention.expire_unused_days must be at least 1 (leave it out to keep preferences)".into());
+        }
+        if self.recall.min_relevance.is_some_and(|t| !(0.0..=1.0).contains(&t)) {
+            return Err("recall.min_relevance must be within [0, 1]".into());
         }
         if self.recall.k == 0 {
             return Err("recall.k must be at least 1".into());

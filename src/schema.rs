@@ -88,8 +88,24 @@ pub struct Detail {
     pub name: String,
     pub description: String,
     pub cardinality: Cardinality,
-    /// Known attribute values, in schema order; a preference may also hold another value.
+    /// Known attribute values, in schema order; a preference may also hold another value
+    /// unless the detail is [`ValueKind::Choice`].
     pub attributes: Vec<String>,
+    /// Whether a value is one of the known attributes or the user's own words.
+    pub kind: ValueKind,
+}
+
+/// What a detail's value is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ValueKind {
+    /// The user's own words (a brand, a station, a song, a number): the known attributes are
+    /// examples, and a value the user names that is not among them is kept as said.
+    #[default]
+    Text,
+    /// One of the known attributes (a level, a yes/no, a mode): the user rarely says the
+    /// attribute's words, so the value is chosen among them.
+    Choice,
 }
 
 /// A user-facing reference to part of the schema: what an opt-out or a forget names.
@@ -159,6 +175,8 @@ struct RawDetail {
     description: String,
     #[serde(default)]
     attributes: Vec<String>,
+    #[serde(default)]
+    kind: ValueKind,
 }
 
 fn valid_key(key: &str) -> bool {
@@ -251,6 +269,7 @@ impl Schema {
                         description: rd.description,
                         cardinality: rd.values,
                         attributes: rd.attributes,
+                        kind: rd.kind,
                     });
                 }
                 main.subs.push(sub_id);

@@ -187,6 +187,10 @@ pub struct Tally {
     enriched: TopN,
     sentence_only: TopN,
     extract_ms: Vec<f64>,
+    /// Extracted preferences in the right detail category, and how many of them have the
+    /// ground-truth value (after folding case and punctuation).
+    valued: u32,
+    value_right: u32,
     maintain_ms: Vec<f64>,
     recall_ms: Vec<f64>,
     confusions: HashMap<(String, String), u32>,
@@ -194,6 +198,8 @@ pub struct Tally {
     pub confidences: Vec<(f32, bool)>,
     /// Predictions with confidences, for the `confirm_below` table (`eval::confirm`).
     pub confirm: super::confirm::ConfidenceTally,
+    /// Ranked retrieval and unrelated queries, for recall's relevance gate (`eval::relevance`).
+    pub relevance: Vec<super::relevance::Query>,
 }
 
 struct Rows<'a>(Option<&'a mut dyn Write>);
@@ -249,7 +255,7 @@ fn op_name(op: Maintenance) -> &'static str {
 fn run_user(
     models: &Arc<Models>,
     cfg: &Config,
-    user: &EvalUser,
+    (index, user, unrelated): (usize, &EvalUser, &[&String]),
     tally: &mut Tally,
     rows: &mut Rows<'_>,
     pb: &ProgressBar,
@@ -296,6 +302,12 @@ fn run_user(
         if let Some(x) = &x {
             for i in &x.items {
                 tally.confidences.push((i.confidence, i.detail == e.detail));
+                if i.detail == e.detail {
+                    tally.valued += 1;
+                    tally.value_right += u32::from(
+                        super::cases::fold(&i.attribute) == super::cases::fold(&e.attribute),
+                    );
+                }
             }
         }
         tally.confirm.in_schema.push((
@@ -310,6 +322,7 @@ fn run_user(
             "got": items_json(&schema, &x),
             "offered": x.as_ref().map(|x| x.offered.iter().map(|c| json!([schema.detail(c.detail).key, c.score])).collect::<Vec<_>>()),
             "answer": x.as_ref().map(|x| x.answer.clone()),
+            "gate": x.as_ref().map(|x| x.gate.clone()),
             "ms": ms,
         }))?;
         extractions.push(x);
@@ -447,15 +460,23 @@ fn run_user(
             .filter(|p| schema.detail(p.detail).sub == sub)
             .count();
         let t = Instant::now();
-        let hits = rmem.recall_excluding(&uid, &e.next_question, stored.len(), Some(&user.id))?;
+        rmem.recall_excluding(&uid, &e.next_question, cfg.recall.k, Some(&user.id))?;
         tally.recall_ms.push(t.elapsed().as_secs_f64() * 1e3);
-        let rank = hits.iter().position(|h| h.preference.id == stored[i].id);
-        tally.enriched.add(rank, n);
-        // Sentence-only baseline: the same preferences ranked by their sentences alone.
         let q = models
             .embed(vec![e.next_question.clone()])?
             .pop()
             .unwrap_or_default();
+        // The ranking itself, before the relevance gate: today's top-n metric.
+        let hits = rmem.rank(&uid, &q, stored.len(), Some(&user.id))?;
+        let rank = hits.iter().position(|h| h.preference.id == stored[i].id);
+        tally.enriched.add(rank, n);
+        tally.relevance.push(super::relevance::Query::new(index, true, &hits, |r| {
+            (
+                schema.detail(r.preference.detail).sub == sub,
+                r.preference.id == stored[i].id,
+            )
+        }));
+        // Sentence-only baseline: the same preferences ranked by their sentences alone.
         let mut order: Vec<(usize, f32)> = sentence_vecs
             .iter()
             .enumerate()
@@ -471,6 +492,20 @@ fn run_user(
             "got": hits.iter().take(n + 2).map(|h| json!([schema.detail(h.preference.detail).name, h.preference.attribute, h.score])).collect::<Vec<_>>(),
         }))?;
     }
+    // Utterances that no stored preference serves.
+    if !unrelated.is_empty() {
+        let vecs = models.embed(unrelated.iter().map(|u| u.to_string()).collect())?;
+        for (u, q) in unrelated.iter().zip(vecs) {
+            let hits = rmem.rank(&uid, &q, stored.len(), Some(&user.id))?;
+            tally.relevance.push(super::relevance::Query::new(index, false, &hits, |_| {
+                (false, false)
+            }));
+            rows.write(json!({
+                "kind": "unrelated", "user": user.id, "query": u,
+                "got": hits.iter().take(3).map(|h| json!([schema.detail(h.preference.detail).name, h.preference.attribute, h.score, h.relevance])).collect::<Vec<_>>(),
+            }))?;
+        }
+    }
     pb.inc(1);
     Ok(())
 }
@@ -480,6 +515,7 @@ pub fn run(
     models: &Arc<Models>,
     cfg: &Config,
     users: &[EvalUser],
+    unrelated: &[String],
     out: Option<&mut dyn Write>,
     progress: bool,
 ) -> Result<(Value, Tally), EvalError> {
@@ -505,7 +541,14 @@ pub fn run(
     for (i, u) in users.iter().enumerate() {
         pb.set_message(format!("user {}/{}", i + 1, users.len()));
         let tu = Instant::now();
-        run_user(models, cfg, u, &mut tally, &mut rows, &pb)?;
+        // Unrelated utterances are dealt to the users in turn.
+        let mine: Vec<&String> = unrelated
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| j % users.len() == i)
+            .map(|(_, u)| u)
+            .collect();
+        run_user(models, cfg, (i, u, &mine), &mut tally, &mut rows, &pb)?;
         tracing::debug!("user {} took {:.1} s", i + 1, tu.elapsed().as_secs_f64());
     }
     pb.finish_and_clear();
@@ -549,6 +592,7 @@ fn report(models: &Models, cfg: &Config, t: &Tally, total_s: f64) -> Value {
             "main": prf(&t.in_levels[0]), "sub": prf(&t.in_levels[1]), "detail": prf(&t.in_levels[2]),
             "none": none, "one": one, "two_plus": two,
             "valid_output": share(t.valid, t.in_counts.total()),
+            "value_accuracy": share(t.value_right, t.valued),
             "conversations": t.in_counts.total(),
         },
         "extraction_out_of_schema": {"none": onone, "one": oone, "two_plus": otwo, "conversations": t.out_counts.total()},
@@ -557,7 +601,8 @@ fn report(models: &Models, cfg: &Config, t: &Tally, total_s: f64) -> Value {
             "redundant_reduction": share(equal_ok, equal_n),
             "contradictory_reduction": share(negate_ok, negate_n),
         },
-        "retrieval": {"enriched": topn(&t.enriched), "sentence_only": topn(&t.sentence_only), "queries": t.enriched.queries},
+        "retrieval": {"enriched": topn(&t.enriched), "sentence_only": topn(&t.sentence_only), "queries": t.enriched.queries,
+            "gate": super::relevance::report(&t.relevance, models.relevance().threshold, cfg.recall.k)},
         "timing": {
             "extract_ms_p50": quantile(&t.extract_ms, 0.5), "extract_ms_p95": quantile(&t.extract_ms, 0.95),
             "maintain_ms_p50": quantile(&t.maintain_ms, 0.5),
@@ -604,6 +649,10 @@ pub fn table(r: &Value) -> String {
             f(&x[lvl]["recall"])
         ));
     }
+    s.push_str(&format!(
+        "| value accuracy (right category) | {} | - |\n",
+        pct(&x["value_accuracy"])
+    ));
     s.push_str(&format!(
         "| in-schema 0 / 1 / 2+ | {} / {} / {} | 6 / 82 / 12 % |\n",
         pct(&x["none"]),

@@ -3,5 +3,8 @@
 
 pub mod bench;
 pub mod carmem;
+pub mod cases;
 pub mod confirm;
+pub mod gate;
 pub mod metrics;
+pub mod relevance;

@@ -79,6 +79,8 @@ impl WireOutcome {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct WireRecalled {
     pub score: f32,
+    /// The probability, in [0, 1], that the preference matters for the utterance.
+    pub relevance: f32,
     #[serde(flatten)]
     pub preference: WirePreference,
 }
@@ -87,6 +89,7 @@ impl WireRecalled {
     pub fn new(schema: &Schema, r: &Recalled) -> WireRecalled {
         WireRecalled {
             score: r.score,
+            relevance: r.relevance,
             preference: WirePreference::new(schema, &r.preference),
         }
     }

@@ -12,7 +12,7 @@
 //! **Invariant:** a category outside the allowed set can never be produced: it is absent from
 //! the grammar and rejected again by [`parse`].
 
-use crate::schema::{DetailId, DetailSet, Schema};
+use crate::schema::{DetailId, DetailSet, Schema, ValueKind};
 
 /// A preference read out of a conversation, not yet maintained against the store.
 #[derive(Debug, Clone, PartialEq)]
@@ -130,33 +130,48 @@ pub fn sentence_scores(
         .collect()
 }
 
-/// The allowed categories worth offering, best first: for each user sentence whose best
-/// category (over the whole schema) is allowed and whose best score is within `margin` of the
-/// conversation's best, the allowed categories within `margin` of that sentence's best score and
-/// at least `min_similarity`; merged over sentences by their best score.
-pub fn shortlist(
+/// The offers of a gated extraction, best first: every user sentence that passes the
+/// preference gate (`passes[s]`, [`crate::memory::gate`]) and whose best category over the whole
+/// schema is allowed, at least `min_similarity`, and within `margin` of the best of any passing
+/// sentence, offers its allowed categories within `margin` of its own best (at most
+/// `per_sentence` of them); a category offered by several sentences keeps
+/// the one that matches it best. At most `max` offers.
+///
+/// A sentence whose best category is opted out offers nothing (not its nearest allowed
+/// neighbour), and a sentence that states no lasting preference offers nothing at all: that is
+/// what keeps requests, questions and small talk out of the memory.
+pub fn offers(
     schema: &Schema,
     scores: &[Vec<f32>],
+    passes: &[bool],
     allowed: &DetailSet,
     min_similarity: f32,
     margin: f32,
+    per_sentence: usize,
     max: usize,
 ) -> Vec<Candidate> {
     let mut best: Vec<Option<Candidate>> = vec![None; schema.details().len()];
-    // The conversation's strongest evidence, over the whole schema: sentences far weaker than it
-    // (small talk, generic requests) offer nothing, so that when the strongest is about an
-    // opted-out category a generic sentence cannot smuggle in its nearest allowed neighbour.
-    let conv_top = scores
-        .iter()
-        .flat_map(|row| row.iter().copied())
-        .fold(f32::NEG_INFINITY, f32::max);
-    for (si, row) in scores.iter().enumerate() {
-        let Some((top_d, top)) = row
-            .iter()
+    let top_of = |row: &Vec<f32>| {
+        row.iter()
             .enumerate()
             .max_by(|a, b| a.1.total_cmp(b.1))
             .map(|(i, &s)| (i, s))
-        else {
+    };
+    // The conversation's strongest preference sentence, over the whole schema: another
+    // sentence offers only when it is about as clearly about a category (within `margin`), so
+    // that when the strongest is about an opted-out category, a weaker sentence cannot smuggle
+    // in its nearest allowed neighbour, and passing remarks around a preference stay out.
+    let conv_top = scores
+        .iter()
+        .enumerate()
+        .filter(|(si, _)| passes.get(*si).copied().unwrap_or(false))
+        .filter_map(|(_, row)| top_of(row).map(|t| t.1))
+        .fold(f32::NEG_INFINITY, f32::max);
+    for (si, row) in scores.iter().enumerate() {
+        if !passes.get(si).copied().unwrap_or(false) {
+            continue;
+        }
+        let Some((top_d, top)) = top_of(row) else {
             continue;
         };
         if !allowed.contains(schema.details()[top_d].id)
@@ -165,17 +180,22 @@ pub fn shortlist(
         {
             continue;
         }
-        for (di, &s) in row.iter().enumerate() {
-            let id = schema.details()[di].id;
-            if s >= min_similarity && s >= top - margin && allowed.contains(id) {
-                let c = Candidate {
-                    detail: id,
+        let mut mine: Vec<(usize, f32)> = row
+            .iter()
+            .enumerate()
+            .filter(|&(di, &s)| {
+                s >= min_similarity && s >= top - margin && allowed.contains(schema.details()[di].id)
+            })
+            .map(|(di, &s)| (di, s))
+            .collect();
+        mine.sort_by(|a, b| b.1.total_cmp(&a.1));
+        for (di, s) in mine.into_iter().take(per_sentence.max(1)) {
+            if best[di].is_none_or(|b| s > b.score) {
+                best[di] = Some(Candidate {
+                    detail: schema.details()[di].id,
                     score: s,
                     sentence: si,
-                };
-                if best[di].is_none_or(|b| s > b.score) {
-                    best[di] = Some(c);
-                }
+                });
             }
         }
     }
@@ -185,6 +205,19 @@ pub fn shortlist(
     out
 }
 
+/// Offers grouped by the sentence that made them, in order of each group's best offer: each
+/// group is one question to the LLM, so each preference is read from its own sentence.
+pub fn by_sentence(offers: &[Candidate]) -> Vec<Vec<Candidate>> {
+    let mut groups: Vec<Vec<Candidate>> = Vec::new();
+    for c in offers {
+        match groups.iter_mut().find(|g| g[0].sentence == c.sentence) {
+            Some(g) => g.push(*c),
+            None => groups.push(vec![*c]),
+        }
+    }
+    groups
+}
+
 const INSTRUCTIONS: &str = "\
 You are the long-term memory of an in-car voice assistant. Read a finished conversation and \
 write down the lasting preferences the user reveals about themselves, using only the offered \
@@ -192,7 +225,7 @@ categories. You are shown the user's own sentences (S1, S2, ...); what the assis
 suggested is never the user's preference and is left out. A one-off request is not a preference \
 unless the user says it is what they like, want, need or usually do.
 Write one line per preference: `category: value`, then `end`. \
-Use one of the category's known values when it fits, otherwise the user's own words; a value \
+Copy the value from the user's own words: the name, number or thing they said. A value \
 the user turns down is written `not <value>`. If the user reveals no lasting preference in the \
 offered categories, write `none`.
 ";
@@ -203,9 +236,8 @@ Conversation:
 S1: It's a bit chilly in here.
 S2: I always like the cabin at 21 degrees.
 Offered categories: preferred_temperature
-Known values of preferred_temperature: 18 degree Celcius, 19 degree Celcius, 20 degree Celcius, 21 degree Celcius, 22 degree Celcius
 Preferences:
-preferred_temperature: 21 degree Celcius
+preferred_temperature: 21 degrees
 end
 
 Example.
@@ -213,7 +245,6 @@ Conversation:
 S1: Can you tell me how long the drive to the airport takes?
 S2: Sure, why not.
 Offered categories: favorite_genres
-Known values of favorite_genres: Pop, Rock, Jazz, Classical
 Preferences:
 none
 
@@ -222,7 +253,15 @@ Conversation:
 S1: Please stop playing jazz, I'm not into it anymore.
 Offered categories: favorite_genres
 Preferences:
-favorite_genres: not Jazz
+favorite_genres: not jazz
+end
+
+Example.
+Conversation:
+S1: We normally fill up at Repsol, their coffee is decent.
+Offered categories: preferred_gas_station
+Preferences:
+preferred_gas_station: Repsol
 end
 
 Example.
@@ -231,11 +270,9 @@ S1: Find me somewhere to eat.
 S2: Yes, I'm vegetarian, so please only show places with vegetarian dishes.
 S3: And I'll pay by card.
 Offered categories: dietary_preferences, preferred_payment_method
-Known values of dietary_preferences: Vegetarian, Vegan, Gluten-Free, Halal
-Known values of preferred_payment_method: Cash, Card
 Preferences:
-dietary_preferences: Vegetarian
-preferred_payment_method: Card
+dietary_preferences: vegetarian
+preferred_payment_method: card
 end
 ";
 
@@ -292,13 +329,9 @@ pub fn prompt(schema: &Schema, sentences: &[String], offered: &[Candidate]) -> S
     p.push_str(&format!("Offered categories: {}\n", keys.join(", ")));
     for c in offered {
         let d = schema.detail(c.detail);
-        // Values the user named are all the grammar offers; the list would only cost tokens.
-        if !d.attributes.is_empty() && named_values(schema, c.detail, sentences).is_empty() {
-            p.push_str(&format!(
-                "Known values of {}: {}\n",
-                d.key,
-                d.attributes.join(", ")
-            ));
+        // A choice among known values the user did not name: the model needs to see them.
+        if d.kind == ValueKind::Choice && named_values(schema, c.detail, sentences).is_empty() {
+            p.push_str(&format!("Values of {}: {}\n", d.key, d.attributes.join(", ")));
         }
     }
     p.push_str("Preferences:\n");
@@ -438,6 +471,18 @@ pub fn named_choices(schema: &Schema, offered: &Candidate, sentences: &[String])
     out
 }
 
+/// What the model chooses among (with `none`) in one forward pass for one offered category:
+/// the values the user named ([`named_choices`]), else a choice detail's known values; empty
+/// when the value is to be copied from the user's words (decoded under the grammar).
+pub fn scored_choices(schema: &Schema, offered: &Candidate, sentences: &[String]) -> Vec<String> {
+    let named = named_choices(schema, offered, sentences);
+    let d = schema.detail(offered.detail);
+    if named.is_empty() && d.kind == ValueKind::Choice {
+        return d.attributes.clone();
+    }
+    named
+}
+
 /// Whether one attribute is the other turned down (`not X` against `X`, either way round,
 /// ignoring case).
 pub fn negation_of(a: &str, b: &str) -> bool {
@@ -455,21 +500,75 @@ pub fn negation_of(a: &str, b: &str) -> bool {
 }
 
 /// What the grammar offers as a category's value: the user's named choices
-/// ([`named_choices`]), if any; otherwise every known value, or a few free words of the user's
-/// own.
+/// ([`named_choices`]), if any; otherwise, for a [`ValueKind::Choice`] detail, its known values;
+/// otherwise the user's own words, copied from the evidence
+/// sentence ([`spans`]), turned down (`not <words>`) when the sentence negates. Never a
+/// catalogue value the user did not name: a catalogue neighbour of what was said is a false
+/// memory.
 fn value_alternatives(schema: &Schema, offered: &Candidate, sentences: &[String]) -> Vec<String> {
     let named = named_choices(schema, offered, sentences);
     if !named.is_empty() {
         return named.iter().map(|a| gbnf_literal(a)).collect();
     }
-    let mut values: Vec<String> = schema
-        .detail(offered.detail)
-        .attributes
-        .iter()
-        .map(|a| gbnf_literal(a))
+    let detail = schema.detail(offered.detail);
+    if detail.kind == ValueKind::Choice && !detail.attributes.is_empty() {
+        return detail.attributes.iter().map(|a| gbnf_literal(a)).collect();
+    }
+    let sentence = sentences.get(offered.sentence).map_or("", String::as_str);
+    let words = spans(sentence);
+    if words.is_empty() {
+        return vec!["free".into()];
+    }
+    let mut out: Vec<String> = words.iter().map(|w| gbnf_literal(w)).collect();
+    if crate::memory::maintain::negates(sentence) {
+        out.extend(words.iter().map(|w| gbnf_literal(&format!("{NOT}{w}"))));
+    }
+    out
+}
+
+/// Words that neither start nor end a value: a value is a name, a number or a thing
+/// ("Lidl", "BBC Radio 2", "22 degrees"), not "at Lidl" or "Lidl and".
+const FUNCTION_WORDS: &[&str] = &[
+    "a", "an", "the", "to", "at", "in", "on", "of", "for", "by", "with", "from", "and", "or",
+    "but", "i", "i'm", "im", "me", "my", "we", "our", "us", "you", "your", "it", "it's", "its",
+    "is", "are", "am", "was", "be", "do", "does", "that", "this", "these", "those", "there",
+    "please", "so", "just", "really", "always", "usually", "like", "love", "prefer", "want",
+    "when", "if", "as", "than", "then", "up", "down", "some", "any", "all", "can", "could",
+    "would", "will", "should", "set", "put", "play", "find", "make", "get", "go", "one",
+    "not", "no", "don't", "never", "every", "very", "much", "more", "most", "have", "has",
+];
+
+/// Longest value copied from a sentence, in words.
+const MAX_SPAN_WORDS: usize = 5;
+
+/// The runs of the sentence's words a value can be: 1 to 5 consecutive words, punctuation
+/// trimmed, neither starting nor ending with a function word; longest first within a start
+/// position, in sentence order.
+pub fn spans(sentence: &str) -> Vec<String> {
+    let words: Vec<&str> = sentence
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '&' || c == '+')))
         .collect();
-    values.push("free".into());
-    values
+    let function = |w: &str| {
+        let lower = w.to_lowercase().replace('\u{2019}', "'");
+        w.is_empty() || FUNCTION_WORDS.contains(&lower.as_str())
+    };
+    let mut out: Vec<String> = Vec::new();
+    for i in 0..words.len() {
+        if function(words[i]) {
+            continue;
+        }
+        for j in (i..words.len().min(i + MAX_SPAN_WORDS)).rev() {
+            if function(words[j]) || words[i..=j].iter().any(|w| w.is_empty()) {
+                continue;
+            }
+            let span = words[i..=j].join(" ");
+            if span.len() <= 48 && !out.contains(&span) {
+                out.push(span);
+            }
+        }
+    }
+    out
 }
 
 /// A few words of the user's own: no lists, no punctuation runs copied from the schema.
@@ -565,12 +664,13 @@ mod tests {
     fn grammar_offers_only_the_shortlist() {
         let s = Schema::embedded();
         let offered = [cand(&s, "preferred_temperature", 0)];
-        let g = grammar(&s, &offered, &[], 2);
+        let said22 = ["I always want 22 degrees.".to_string()];
+        let g = grammar(&s, &offered, &said22, 2);
         assert!(g.contains("\"22 degree Celcius\""));
         assert!(!g.contains("favorite_genres"));
         assert!(g.starts_with("root ::= \" none\\n\" | \" \" ("), "{g}");
         let two = [offered[0], cand(&s, "fan_speed_preferences", 0)];
-        let g2 = grammar(&s, &two, &[], 2);
+        let g2 = grammar(&s, &two, &said22, 2);
         assert!(g2.contains("item{1,2}") && g2.contains("\"preferred_temperature\""));
         assert!(g2.contains("\"fan_speed_preferences\"") && !g2.contains("favorite_genres"));
         assert_eq!(grammar(&s, &[], &[], 2), "root ::= \"none\\n\"\n");
@@ -691,7 +791,7 @@ mod tests {
     }
 
     #[test]
-    fn shortlist_skips_sentences_about_disallowed_categories() {
+    fn only_gated_sentences_about_allowed_categories_offer() {
         let s = Schema::embedded();
         let n = s.details().len();
         let temp = s.detail_by_key("preferred_temperature").unwrap();
@@ -702,23 +802,43 @@ mod tests {
         row[fan.index()] = 0.75;
         row[genres.index()] = 0.2;
         let all = s.all_details();
-        let got = shortlist(&s, &[row.clone()], &all, 0.3, 0.1, 3);
+        let got = offers(&s, &[row.clone()], &[true], &all, 0.3, 0.1, 3, 3);
         assert_eq!(
             got.iter().map(|c| c.detail).collect::<Vec<_>>(),
             vec![temp, fan]
         );
+        assert_eq!(offers(&s, &[row.clone()], &[true], &all, 0.3, 0.1, 1, 3).len(), 1);
+        // A sentence the gate holds back offers nothing, however close to a category.
+        assert!(offers(&s, &[row.clone()], &[false], &all, 0.3, 0.1, 3, 3).is_empty());
         // Opting out of the best category silences the sentence entirely.
         let mut allowed = all.clone();
         allowed.remove(temp);
-        assert!(shortlist(&s, &[row.clone()], &allowed, 0.3, 0.1, 3).is_empty());
-        // A weak, generic sentence does not bring in its nearest allowed category either.
-        let mut generic = vec![0.0f32; n];
-        generic[genres.index()] = 0.45;
-        assert!(shortlist(&s, &[row.clone(), generic.clone()], &allowed, 0.3, 0.1, 3).is_empty());
-        // On its own it would.
+        assert!(offers(&s, &[row.clone()], &[true], &allowed, 0.3, 0.1, 3, 3).is_empty());
+        // Two preference sentences offer one category each, each with its own sentence.
+        let mut music = vec![0.0f32; n];
+        music[genres.index()] = 0.6;
+        let got = offers(&s, &[row, music], &[true, true], &all, 0.3, 0.0, 1, 3);
         assert_eq!(
-            shortlist(&s, &[generic], &allowed, 0.3, 0.1, 3)[0].detail,
-            genres
+            got.iter().map(|c| (c.detail, c.sentence)).collect::<Vec<_>>(),
+            vec![(temp, 0), (genres, 1)]
         );
+        assert_eq!(by_sentence(&got).len(), 2);
+    }
+
+    #[test]
+    fn values_are_copied_from_the_sentence() {
+        let sp = spans("I do all my grocery shopping at Lidl.");
+        assert!(sp.contains(&"Lidl".to_string()), "{sp:?}");
+        assert!(!sp.iter().any(|w| w.starts_with("at ") || w.ends_with(" at")), "{sp:?}");
+        let sp = spans("BBC Radio 2, the station I listen to every day");
+        assert!(sp.contains(&"BBC Radio 2".to_string()), "{sp:?}");
+        let s = Schema::embedded();
+        let c = cand(&s, "preferred_supermarket_chains", 0);
+        let g = grammar(&s, &[c], &["I do all my grocery shopping at Lidl.".to_string()], 3);
+        assert!(g.contains("\"Lidl\""), "{g}");
+        // No catalogue neighbour is offered for a value the user did not name.
+        for a in &s.detail(c.detail).attributes {
+            assert!(!g.contains(&format!("\"{a}\"")), "{a} in {g}");
+        }
     }
 }

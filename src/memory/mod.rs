@@ -8,8 +8,10 @@
 
 pub mod confidence;
 pub mod extract;
+pub mod gate;
 pub mod maintain;
 pub mod prior;
+pub mod relevance;
 pub mod retention;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -64,6 +66,10 @@ pub enum MemoryError {
     #[error(transparent)]
     Extraction(#[from] extract::ParseError),
     #[error(transparent)]
+    Gate(#[from] gate::GateError),
+    #[error(transparent)]
+    Relevance(#[from] relevance::RelevanceError),
+    #[error(transparent)]
     Maintenance(#[from] maintain::ParseError),
     #[error(transparent)]
     User(#[from] crate::pref::InvalidUserId),
@@ -83,6 +89,9 @@ pub enum MemoryError {
 pub struct Extraction {
     /// The categories the embedder offered, best first.
     pub offered: Vec<Candidate>,
+    /// Per user sentence, the preference gate's probability that it states a lasting
+    /// preference (only sentences at or above the gate's threshold offer).
+    pub gate: Vec<f32>,
     pub items: Vec<Extracted>,
     /// The LLM's raw answer (empty when nothing was offered and the model was not asked).
     pub answer: String,
@@ -112,6 +121,13 @@ pub struct Recalled {
     /// that weight times the log-probability that the utterance is about the preference's
     /// subcategory (≤ 0, so the score can be negative).
     pub score: f32,
+    /// The utterance's cosine similarity to the preference's embedding text.
+    pub cosine: f32,
+    /// `ln(P(the preference's subcategory | utterance) + FLOOR)` (0 without the prior).
+    pub log_prior: f32,
+    /// The calibrated probability, in [0, 1], that the preference matters for the utterance
+    /// (`memory::relevance`); recall returns only those at or above `recall.min_relevance`.
+    pub relevance: f32,
 }
 
 /// A preference to store as it is, without extraction or maintenance (import, evaluation).
@@ -144,6 +160,10 @@ pub struct Models {
     schema: Arc<Schema>,
     embedder: Worker<Embedder>,
     llm: OnceLock<Llm>,
+    /// Decides which sentences state a lasting preference at all.
+    gate: gate::Gate,
+    /// Decides which recalled preferences matter for an utterance at all.
+    relevance: relevance::Relevance,
     prototypes: OnceLock<Arc<Vec<Prototype>>>,
     prior: OnceLock<Arc<SubPrior>>,
     extract_prefix: Arc<str>,
@@ -169,6 +189,23 @@ impl Models {
             Some(p) => Schema::load(p)?,
             None => Schema::embedded(),
         });
+        let mut gate = gate::Gate::load(cfg.extraction.gate.as_deref(), EMBED_DIM)?;
+        if let Some(t) = cfg.extraction.gate_threshold {
+            gate.threshold = t;
+        }
+        let mut relevance = match &cfg.recall.relevance {
+            None => relevance::Relevance::embedded(),
+            Some(p) => {
+                let text = std::fs::read_to_string(p).map_err(|e| relevance::RelevanceError {
+                    path: p.display().to_string(),
+                    problem: e.to_string(),
+                })?;
+                relevance::Relevance::parse(&text, &p.display().to_string())?
+            }
+        };
+        if let Some(t) = cfg.recall.min_relevance {
+            relevance.threshold = t;
+        }
         let emb_path = cfg.embedder_path();
         let embedder = Worker::spawn("embedder", cfg.server.queue.max(64), move || {
             Embedder::load(&emb_path).map_err(MemoryError::from)
@@ -180,6 +217,8 @@ impl Models {
             schema,
             embedder,
             llm: OnceLock::new(),
+            gate,
+            relevance,
             prototypes: OnceLock::new(),
             prior: OnceLock::new(),
             answers: Mutex::new(HashMap::new()),
@@ -188,6 +227,16 @@ impl Models {
 
     pub fn schema(&self) -> &Arc<Schema> {
         &self.schema
+    }
+
+    /// Recall's relevance model, with the threshold in force.
+    pub fn relevance(&self) -> &relevance::Relevance {
+        &self.relevance
+    }
+
+    /// Extraction's preference gate, with the threshold in force.
+    pub fn gate(&self) -> &gate::Gate {
+        &self.gate
     }
 
     /// The LLM, loading it on first use.
@@ -355,6 +404,12 @@ impl Models {
 
     /// [`Models::extract`], leaving out the labelled examples that came from `exclude` (the
     /// evaluation measures each user without that user's own examples).
+    ///
+    /// The gate decides which user sentences state a lasting preference at all; each of those
+    /// offers its best categories (`extract::offers`), and the LLM writes the value of each
+    /// sentence's offer from that sentence, one question per sentence, so every preference
+    /// carries its own evidence. A conversation no sentence of which passes the gate costs one
+    /// embedder pass and no LLM call.
     pub fn extract_excluding(
         &self,
         conversation: &Conversation,
@@ -365,55 +420,84 @@ impl Models {
         let sentences = conversation.user_sentences();
         let protos = self.prototypes()?;
         let vecs = self.embed(sentences.clone())?;
+        let gate: Vec<f32> = vecs.iter().map(|v| self.gate.probability(v)).collect();
+        let passes: Vec<bool> = gate.iter().map(|&p| self.gate.passes(p)).collect();
         let scores = extract::sentence_scores(&self.schema, &protos, &vecs, exclude);
         let x = &self.cfg.extraction;
-        let offered = extract::shortlist(
+        let offered = extract::offers(
             &self.schema,
             &scores,
+            &passes,
             allowed,
             x.min_similarity,
             x.margin,
             x.shortlist,
+            x.max_preferences,
         );
-        if offered.is_empty() {
-            return Ok(Extraction {
-                offered,
-                items: Vec::new(),
-                answer: String::new(),
-                decoded_tokens: 0,
-                ms: t0.elapsed().as_secs_f64() * 1e3,
-            });
-        }
-        let request = self.extraction_request(&sentences, &offered);
-        let key = (request.prompt.clone(), request.grammar.clone());
-        let cached = lock(&self.answers).get(&key).cloned();
-        let (text, conf, decoded) = match cached {
-            Some((text, conf)) => (text, conf, 0),
-            None => {
-                let llm = self.load_llm()?;
-                // One offered category whose value the user named: the answer is `none` or one
-                // of those values, and one forward pass scores them (no decoding steps).
-                let named = match offered.as_slice() {
-                    [only] => extract::named_choices(&self.schema, only, &sentences),
-                    _ => Vec::new(),
-                };
-                let mut options = vec![" none".to_string()];
-                options.extend(named.iter().map(|v| format!(" {v}")));
-                let choice = if named.is_empty() {
-                    None
-                } else {
-                    llm.choose(request.clone(), options.clone())?
-                };
-                if let Some(c) = choice {
-                    let text = format!("{}\n", options[c.index]);
-                    let conf = if c.index == 0 {
-                        Vec::new()
-                    } else {
-                        vec![confidence::of_choice(&c.probs, c.index)]
-                    };
-                    lock(&self.answers).insert(key, (text.clone(), conf.clone()));
-                    return self.finish_extraction(t0, offered, &sentences, &text, &conf, 0);
+        let mut out = Extraction {
+            offered: offered.clone(),
+            gate,
+            items: Vec::new(),
+            answer: String::new(),
+            decoded_tokens: 0,
+            ms: 0.0,
+        };
+        for group in extract::by_sentence(&offered) {
+            let (answer, conf, decoded) = self.answer(&sentences, &group)?;
+            let full = extract::full_answer(&self.schema, &group, &answer);
+            for item in extract::parse(&self.schema, &full, &group, &sentences, &conf)? {
+                let dup = out
+                    .items
+                    .iter()
+                    .any(|e| e.detail == item.detail && e.attribute == item.attribute);
+                if !dup && out.items.len() < x.max_preferences {
+                    out.items.push(item);
                 }
+            }
+            out.answer.push_str(&full);
+            out.decoded_tokens += decoded;
+        }
+        out.ms = t0.elapsed().as_secs_f64() * 1e3;
+        Ok(out)
+    }
+
+    /// The LLM's answer for one sentence's offer, with each line's confidence and the tokens
+    /// decoded: from the answer cache, by scoring the named values in one forward pass, or by
+    /// decoding under the grammar.
+    fn answer(
+        &self,
+        sentences: &[String],
+        offered: &[Candidate],
+    ) -> Result<(String, Vec<f32>, usize), MemoryError> {
+        let request = self.extraction_request(sentences, offered);
+        let key = (request.prompt.clone(), request.grammar.clone());
+        if let Some((text, conf)) = lock(&self.answers).get(&key).cloned() {
+            return Ok((text, conf, 0));
+        }
+        let llm = self.load_llm()?;
+        // One offered category whose value the user named: the answer is `none` or one of
+        // those values, and one forward pass scores them (no decoding steps).
+        let named = match offered {
+            [only] => extract::scored_choices(&self.schema, only, sentences),
+            _ => Vec::new(),
+        };
+        let mut options = vec![" none".to_string()];
+        options.extend(named.iter().map(|v| format!(" {v}")));
+        let choice = if named.is_empty() {
+            None
+        } else {
+            llm.choose(request.clone(), options.clone())?
+        };
+        let (text, conf, decoded) = match choice {
+            Some(c) => {
+                let conf = if c.index == 0 {
+                    Vec::new()
+                } else {
+                    vec![confidence::of_choice(&c.probs, c.index)]
+                };
+                (format!("{}\n", options[c.index]), conf, 0)
+            }
+            None => {
                 let completion = llm.complete(request)?;
                 tracing::debug!(
                     prompt_tokens = completion.prompt_tokens,
@@ -424,16 +508,17 @@ impl Models {
                     "extraction answer {:?}",
                     completion.text
                 );
-                let mut answers = lock(&self.answers);
-                if answers.len() >= ANSWER_CACHE {
-                    answers.clear();
-                }
                 let conf = confidence::of_decoded_lines(&completion.steps);
-                answers.insert(key, (completion.text.clone(), conf.clone()));
-                (completion.text, conf, completion.steps.len())
+                let n = completion.steps.len();
+                (completion.text, conf, n)
             }
         };
-        self.finish_extraction(t0, offered, &sentences, &text, &conf, decoded)
+        let mut answers = lock(&self.answers);
+        if answers.len() >= ANSWER_CACHE {
+            answers.clear();
+        }
+        answers.insert(key, (text.clone(), conf.clone()));
+        Ok((text, conf, decoded))
     }
 
     /// The LLM request that extraction makes for these user sentences and offered categories:
@@ -456,26 +541,6 @@ impl Models {
     /// conversation asks the LLM again (benches measure the model, not the cache).
     pub fn clear_answer_cache(&self) {
         lock(&self.answers).clear();
-    }
-
-    fn finish_extraction(
-        &self,
-        t0: Instant,
-        offered: Vec<Candidate>,
-        sentences: &[String],
-        text: &str,
-        conf: &[f32],
-        decoded_tokens: usize,
-    ) -> Result<Extraction, MemoryError> {
-        let answer = extract::full_answer(&self.schema, &offered, text);
-        let items = extract::parse(&self.schema, &answer, &offered, sentences, conf)?;
-        Ok(Extraction {
-            offered,
-            items,
-            answer,
-            decoded_tokens,
-            ms: t0.elapsed().as_secs_f64() * 1e3,
-        })
     }
 }
 
@@ -1148,15 +1213,34 @@ impl Memory {
         self.recall_vector(user, &query, k, exclude)
     }
 
-    /// [`Memory::recall_excluding`] with the utterance already embedded.
+    /// [`Memory::recall_excluding`] with the utterance already embedded: the top `k` of
+    /// [`Memory::rank`] whose relevance reaches `recall.min_relevance`. An utterance that no
+    /// stored preference serves returns nothing.
+    pub fn recall_vector(
+        &self,
+        user: &UserId,
+        query: &[f32],
+        k: usize,
+        exclude: Option<&str>,
+    ) -> Result<Vec<Recalled>, MemoryError> {
+        let min = self.models.relevance.threshold;
+        let mut out = self.rank(user, query, k, exclude)?;
+        out.retain(|r| r.relevance >= min);
+        out.truncate(k);
+        self.touch(&out);
+        Ok(out)
+    }
+
+    /// The user's active preferences nearest the utterance, ranked, each with its relevance;
+    /// no relevance cut (the evaluation fits the relevance model on these).
     ///
     /// The search is restricted to the user's ids (from the store's per-user lookup, without
     /// decoding records); only the hits are read, so the cost does not grow with what is stored.
     /// Without the subcategory prior the hits are the ranking; with it, the nearest
     /// [`RERANK`]`.max(k)` are re-ranked by cosine + `recall.sub_prior` × log P(subcategory)
     /// ([`prior`]). A hit that is not active (pending confirmation) is left out and the search
-    /// repeated without it, so the answer is the top `k` of the user's active preferences.
-    pub fn recall_vector(
+    /// repeated without it.
+    pub fn rank(
         &self,
         user: &UserId,
         query: &[f32],
@@ -1180,7 +1264,13 @@ impl Memory {
             for ((key, score), p) in hits.into_iter().zip(self.store.get_many(&keys)?) {
                 match p {
                     Some(preference) if preference.status == Status::Active => {
-                        out.push(Recalled { preference, score })
+                        out.push(Recalled {
+                            preference,
+                            score,
+                            cosine: score,
+                            log_prior: 0.0,
+                            relevance: 0.0,
+                        })
                     }
                     _ => {
                         inactive.insert(key);
@@ -1197,12 +1287,16 @@ impl Memory {
             let w = self.cfg.recall.sub_prior;
             for r in &mut out {
                 let sub = self.schema.detail(r.preference.detail).sub;
-                r.score += w * lp[sub.index()];
+                r.log_prior = lp[sub.index()];
+                r.score += w * r.log_prior;
             }
             out.sort_by(|a, b| b.score.total_cmp(&a.score));
         }
-        out.truncate(k);
-        self.touch(&out);
+        let top = out.first().map_or(0.0, |r| r.score);
+        for r in &mut out {
+            let f = relevance::features(r.cosine, r.log_prior, r.score - top);
+            r.relevance = self.models.relevance.probability(&f);
+        }
         Ok(out)
     }
 

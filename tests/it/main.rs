@@ -4,6 +4,7 @@
 mod bench;
 mod common;
 mod eval;
+mod extraction;
 mod pending;
 mod privacy;
 mod remember;

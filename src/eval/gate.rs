@@ -1,0 +1,590 @@
+//! `glovebox eval gate`: trains the preference gate (`memory::gate`) on the development data
+//! and reports it cross-validated: fit on some folds of users and dialogues, measured on the
+//! others. With `--write`, the gate fitted on all of the data is saved for shipping.
+//!
+//! Labels come from the data, never from hand-written cases (`tests/cases` only measure):
+//! * positive: the user sentence of a CarMem extraction conversation that names the
+//!   conversation's ground-truth value (the sentence that reveals the preference);
+//! * negative: the other user sentences of those conversations (what else a driver says around
+//!   a preference), CarMem's later requests (`next_conversation_question`: "Find me a place to
+//!   eat"), and every driver sentence of the KVRET dialogues (weather, schedule and navigation
+//!   requests, as people really talk to a car).
+//!
+//! A conversation whose value no single sentence names is left out (its label is not certain).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use crate::conversation::{split_sentences, Conversation};
+use crate::memory::extract::named_values;
+use crate::memory::gate::{sigmoid, Gate, FORMAT};
+use crate::memory::Models;
+use crate::schema::Schema;
+
+use super::carmem::{EvalError, EvalUser};
+
+/// Where a sentence comes from (for the report).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Source {
+    /// The CarMem sentence that reveals the preference.
+    CarmemPreference,
+    /// Another user sentence of a CarMem extraction conversation.
+    CarmemOther,
+    /// A CarMem retrieval request.
+    CarmemRequest,
+    /// A KVRET driver sentence, with the dialogue's intent.
+    Kvret(Intent),
+    /// A line of a VehicleMemBench household chat.
+    Vmb,
+}
+
+/// KVRET's task intents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Intent {
+    Weather,
+    Schedule,
+    Navigate,
+}
+
+impl Intent {
+    fn parse(s: &str) -> Option<Intent> {
+        match s {
+            "weather" => Some(Intent::Weather),
+            "schedule" => Some(Intent::Schedule),
+            "navigate" => Some(Intent::Navigate),
+            _ => None,
+        }
+    }
+    fn name(self) -> &'static str {
+        match self {
+            Intent::Weather => "weather",
+            Intent::Schedule => "schedule",
+            Intent::Navigate => "navigate",
+        }
+    }
+}
+
+/// One labelled sentence. `unit` groups the sentences of one conversation (a KVRET dialogue,
+/// a CarMem conversation or request); `group` is what folds are drawn by (a CarMem user, a
+/// KVRET dialogue), so one user's sentences are never on both sides of a split.
+#[derive(Debug, Clone)]
+pub struct Sample {
+    pub text: String,
+    pub positive: bool,
+    pub source: Source,
+    pub unit: String,
+    pub group: String,
+}
+
+/// The labelled sentences of the CarMem users.
+pub fn carmem_samples(schema: &Schema, users: &[EvalUser]) -> Vec<Sample> {
+    let mut out = Vec::new();
+    for u in users {
+        for e in &u.entries {
+            let sentences = e.conversation.user_sentences();
+            let names: Vec<bool> = sentences
+                .iter()
+                .map(|s| {
+                    named_values(schema, e.detail, std::slice::from_ref(s))
+                        .iter()
+                        .any(|v| v.eq_ignore_ascii_case(&e.attribute))
+                })
+                .collect();
+            if names.iter().any(|&n| n) {
+                for (s, n) in sentences.into_iter().zip(names) {
+                    out.push(Sample {
+                        text: s,
+                        positive: n,
+                        source: if n {
+                            Source::CarmemPreference
+                        } else {
+                            Source::CarmemOther
+                        },
+                        unit: e.id.clone(),
+                        group: u.id.clone(),
+                    });
+                }
+            }
+            for s in split_sentences(&e.next_question) {
+                out.push(Sample {
+                    text: s,
+                    positive: false,
+                    source: Source::CarmemRequest,
+                    unit: format!("{}/request", e.id),
+                    group: u.id.clone(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The driver sentences of a KVRET file (all negative), each dialogue its own group.
+pub fn kvret_samples(path: &Path) -> Result<Vec<Sample>, EvalError> {
+    let origin = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| EvalError::Read {
+        path: origin.clone(),
+        source,
+    })?;
+    let dialogues = kvret_dialogues(&text, &origin)?;
+    let mut out = Vec::new();
+    for (i, intent, conv) in dialogues {
+        for s in conv.user_sentences() {
+            out.push(Sample {
+                text: s,
+                positive: false,
+                source: Source::Kvret(intent),
+                unit: format!("kvret-{i}"),
+                group: format!("kvret-{i}"),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Every `step`-th line of each VehicleMemBench history in `dir` (`[time] Name: text`), split
+/// into sentences, all negative, each file its own group. Household chat is mostly about
+/// everything but the car; the few vehicle preferences in it are a small share of the lines
+/// (label noise the regularised fit tolerates).
+pub fn vmb_samples(dir: &Path, step: usize) -> Result<Vec<Sample>, EvalError> {
+    let read = |p: &Path| {
+        std::fs::read_to_string(p).map_err(|source| EvalError::Read {
+            path: p.display().to_string(),
+            source,
+        })
+    };
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|source| EvalError::Read {
+            path: dir.display().to_string(),
+            source,
+        })?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "txt"))
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for f in files {
+        let name = f.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+        for (i, line) in read(&f)?.lines().enumerate().filter(|(i, _)| i % step.max(1) == 0) {
+            let Some((_, text)) = line.split_once("] ").and_then(|(_, r)| r.split_once(": ")) else {
+                continue;
+            };
+            for s in split_sentences(text) {
+                out.push(Sample {
+                    text: s,
+                    positive: false,
+                    source: Source::Vmb,
+                    unit: format!("{name}/{i}"),
+                    group: name.clone(),
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Reads KVRET JSON: each dialogue's index in the file, intent and turns as a conversation
+/// (driver = user). Empty utterances are skipped; a dialogue without a driver turn is left out.
+pub fn kvret_dialogues(
+    text: &str,
+    origin: &str,
+) -> Result<Vec<(usize, Intent, Conversation)>, EvalError> {
+    let bad = |line: usize, problem: String| EvalError::Data {
+        path: origin.to_string(),
+        line,
+        problem,
+    };
+    let v: Value = serde_json::from_str(text).map_err(|e| bad(0, e.to_string()))?;
+    let list = v
+        .as_array()
+        .ok_or_else(|| bad(0, "expected a JSON list of dialogues".into()))?;
+    let mut out = Vec::new();
+    for (i, d) in list.iter().enumerate() {
+        let intent = d
+            .pointer("/scenario/task/intent")
+            .and_then(Value::as_str)
+            .and_then(Intent::parse)
+            .ok_or_else(|| bad(i + 1, "dialogue without a known scenario.task.intent".into()))?;
+        let mut turns = Vec::new();
+        for t in d.get("dialogue").and_then(Value::as_array).into_iter().flatten() {
+            let who = t.get("turn").and_then(Value::as_str).unwrap_or("");
+            let text = t
+                .pointer("/data/utterance")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .trim();
+            if text.is_empty() {
+                continue;
+            }
+            let role = if who == "driver" { "user" } else { "assistant" };
+            turns.push(json!({"role": role, "text": text}));
+        }
+        if !turns.iter().any(|t| t["role"] == "user") {
+            continue;
+        }
+        let conv = Conversation::from_value(&Value::Array(turns))
+            .map_err(|e| bad(i + 1, e.to_string()))?;
+        out.push((i, intent, conv));
+    }
+    Ok(out)
+}
+
+/// Fits class-balanced, L2-regularised logistic regression by full-batch Adam. Deterministic
+/// (zero start, fixed step count). Returns (weights, bias).
+pub fn fit(xs: &[Vec<f32>], ys: &[bool], l2: f32, steps: usize) -> (Vec<f32>, f32) {
+    fit_weighted(xs, ys, l2, steps, true)
+}
+
+/// [`fit`] without class balancing: the output estimates the probability of the positive class
+/// itself (a calibration).
+pub fn fit_plain(xs: &[Vec<f32>], ys: &[bool], l2: f32, steps: usize) -> (Vec<f32>, f32) {
+    fit_weighted(xs, ys, l2, steps, false)
+}
+
+fn fit_weighted(
+    xs: &[Vec<f32>],
+    ys: &[bool],
+    l2: f32,
+    steps: usize,
+    balanced: bool,
+) -> (Vec<f32>, f32) {
+    let d = xs.first().map_or(0, Vec::len);
+    let n = xs.len() as f32;
+    let pos = ys.iter().filter(|&&y| y).count().max(1) as f32;
+    let neg = (ys.len() as f32 - pos).max(1.0);
+    // Balanced: each class weighs half of the loss, whatever its size.
+    let (wp, wn) = if balanced {
+        (n / (2.0 * pos), n / (2.0 * neg))
+    } else {
+        (1.0, 1.0)
+    };
+    let mut w = vec![0.0f32; d + 1];
+    let (mut m, mut v) = (vec![0.0f32; d + 1], vec![0.0f32; d + 1]);
+    let (b1, b2, lr, eps) = (0.9f32, 0.999f32, 0.05f32, 1e-8f32);
+    let mut g = vec![0.0f32; d + 1];
+    for t in 1..=steps {
+        g.iter_mut().for_each(|x| *x = 0.0);
+        for (x, &y) in xs.iter().zip(ys) {
+            let z = w[d] + w[..d].iter().zip(x).map(|(a, b)| a * b).sum::<f32>();
+            let (target, weight) = if y { (1.0, wp) } else { (0.0, wn) };
+            let err = weight * (sigmoid(z) - target) / n;
+            for (gi, xi) in g[..d].iter_mut().zip(x) {
+                *gi += err * xi;
+            }
+            g[d] += err;
+        }
+        for (gi, wi) in g[..d].iter_mut().zip(&w[..d]) {
+            *gi += l2 * wi;
+        }
+        for i in 0..=d {
+            m[i] = b1 * m[i] + (1.0 - b1) * g[i];
+            v[i] = b2 * v[i] + (1.0 - b2) * g[i] * g[i];
+            let mh = m[i] / (1.0 - b1.powi(t as i32));
+            let vh = v[i] / (1.0 - b2.powi(t as i32));
+            w[i] -= lr * mh / (vh.sqrt() + eps);
+        }
+    }
+    let bias = w.pop().unwrap_or(0.0);
+    (w, bias)
+}
+
+/// Fits a one-hidden-layer network (`hidden` relu units, then logistic) by full-batch Adam on
+/// the same class-balanced, L2-regularised loss; deterministic for a given `seed`.
+pub fn fit_mlp(
+    xs: &[Vec<f32>],
+    ys: &[bool],
+    hidden: usize,
+    l2: f32,
+    steps: usize,
+    seed: u64,
+) -> (Vec<Vec<f32>>, Vec<f32>, Vec<f32>, f32) {
+    let d = xs.first().map_or(0, Vec::len);
+    let h = hidden;
+    let n = xs.len() as f32;
+    let pos = ys.iter().filter(|&&y| y).count().max(1) as f32;
+    let neg = (ys.len() as f32 - pos).max(1.0);
+    let (wp, wn) = (n / (2.0 * pos), n / (2.0 * neg));
+    // Parameters in one vector: W1 (h x d), b1 (h), w2 (h), b2.
+    let (o_b1, o_w2, o_b2) = (h * d, h * d + h, h * d + 2 * h);
+    let len = o_b2 + 1;
+    let mut w = vec![0.0f32; len];
+    let mut state = seed | 1;
+    let mut rand = || {
+        // xorshift64*, uniform in [-1, 1)
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        let r = state.wrapping_mul(0x2545_F491_4F6C_DD1D);
+        (r >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+    };
+    let scale = (6.0 / d.max(1) as f32).sqrt();
+    for x in &mut w[..o_b1] {
+        *x = rand() * scale;
+    }
+    for x in &mut w[o_w2..o_b2] {
+        *x = rand() * (6.0 / h.max(1) as f32).sqrt();
+    }
+    let (mut m, mut v, mut g) = (vec![0.0f32; len], vec![0.0f32; len], vec![0.0f32; len]);
+    let (b1, b2, lr, eps) = (0.9f32, 0.999f32, 0.01f32, 1e-8f32);
+    let mut pre = vec![0.0f32; h];
+    for t in 1..=steps {
+        g.iter_mut().for_each(|x| *x = 0.0);
+        for (x, &y) in xs.iter().zip(ys) {
+            for j in 0..h {
+                let row = &w[j * d..(j + 1) * d];
+                pre[j] = w[o_b1 + j] + row.iter().zip(x).map(|(a, b)| a * b).sum::<f32>();
+            }
+            let z = w[o_b2]
+                + (0..h).map(|j| w[o_w2 + j] * pre[j].max(0.0)).sum::<f32>();
+            let (target, weight) = if y { (1.0, wp) } else { (0.0, wn) };
+            let err = weight * (sigmoid(z) - target) / n;
+            g[o_b2] += err;
+            for j in 0..h {
+                if pre[j] <= 0.0 {
+                    continue;
+                }
+                g[o_w2 + j] += err * pre[j];
+                let dh = err * w[o_w2 + j];
+                g[o_b1 + j] += dh;
+                for (gi, xi) in g[j * d..(j + 1) * d].iter_mut().zip(x) {
+                    *gi += dh * xi;
+                }
+            }
+        }
+        for i in (0..o_b1).chain(o_w2..o_b2) {
+            g[i] += l2 * w[i];
+        }
+        let (c1, c2) = (1.0 - b1.powi(t as i32), 1.0 - b2.powi(t as i32));
+        for i in 0..len {
+            m[i] = b1 * m[i] + (1.0 - b1) * g[i];
+            v[i] = b2 * v[i] + (1.0 - b2) * g[i] * g[i];
+            w[i] -= lr * (m[i] / c1) / ((v[i] / c2).sqrt() + eps);
+        }
+    }
+    let hidden_w: Vec<Vec<f32>> = (0..h).map(|j| w[j * d..(j + 1) * d].to_vec()).collect();
+    (hidden_w, w[o_b1..o_w2].to_vec(), w[o_w2..o_b2].to_vec(), w[o_b2])
+}
+
+/// Fits the gate: logistic regression (`hidden` = 0) or a one-hidden-layer network.
+pub fn fit_gate(xs: &[Vec<f32>], ys: &[bool], hidden: usize, threshold: f32) -> Gate {
+    let (hidden_w, hidden_bias, weights, bias) = if hidden == 0 {
+        let (w, b) = fit(xs, ys, L2, STEPS);
+        (Vec::new(), Vec::new(), w, b)
+    } else {
+        fit_mlp(xs, ys, hidden, L2, MLP_STEPS, 0x5EED)
+    };
+    Gate {
+        format: FORMAT.to_string(),
+        embedder: "all-MiniLM-L6-v2".into(),
+        threshold,
+        hidden: hidden_w,
+        hidden_bias,
+        bias,
+        weights,
+        about: Value::Null,
+    }
+}
+
+/// Every how many lines of a VehicleMemBench history the training takes.
+pub const VMB_STEP: usize = 20;
+
+/// Adam steps of the network fit.
+pub const MLP_STEPS: usize = 400;
+
+/// Regularisation and steps of the shipped fit (chosen once, not tuned per fold).
+pub const L2: f32 = 1e-4;
+pub const STEPS: usize = 600;
+
+/// Each sample's fold: groups are dealt to folds in order of first appearance.
+fn folds_of(samples: &[Sample], k: usize) -> Vec<usize> {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    samples
+        .iter()
+        .map(|s| {
+            let next = seen.len();
+            *seen.entry(s.group.as_str()).or_insert(next) % k
+        })
+        .collect()
+}
+
+/// Held-out probabilities: each sample scored by the gate fitted on the other folds.
+pub fn cross_validated(xs: &[Vec<f32>], samples: &[Sample], k: usize, hidden: usize) -> Vec<f32> {
+    let folds = folds_of(samples, k);
+    let ys: Vec<bool> = samples.iter().map(|s| s.positive).collect();
+    let mut probs = vec![0.0f32; xs.len()];
+    for f in 0..k {
+        let (tx, ty): (Vec<Vec<f32>>, Vec<bool>) = xs
+            .iter()
+            .zip(&ys)
+            .zip(&folds)
+            .filter(|(_, &fi)| fi != f)
+            .map(|((x, &y), _)| (x.clone(), y))
+            .unzip();
+        let gate = fit_gate(&tx, &ty, hidden, 0.5);
+        for i in (0..xs.len()).filter(|&i| folds[i] == f) {
+            probs[i] = gate.probability(&xs[i]);
+        }
+    }
+    probs
+}
+
+/// What the gate does at one threshold, per kind of conversation: the share of preference
+/// conversations it keeps (their revealing sentence passes) and the share of others it leaves
+/// silent (no sentence passes).
+pub fn measure(samples: &[Sample], probs: &[f32], threshold: f32) -> Value {
+    // unit -> (kind, any sentence passed, the revealing sentence passed)
+    let mut units: HashMap<&str, (&'static str, bool, bool)> = HashMap::new();
+    for (s, &p) in samples.iter().zip(probs) {
+        let kind = match s.source {
+            Source::CarmemPreference | Source::CarmemOther => "carmem_preference",
+            Source::CarmemRequest => "carmem_request",
+            Source::Kvret(i) => i.name(),
+            Source::Vmb => "vmb_line",
+        };
+        let u = units.entry(s.unit.as_str()).or_insert((kind, false, false));
+        let pass = p >= threshold;
+        u.1 |= pass;
+        u.2 |= pass && s.positive;
+    }
+    let mut by: HashMap<&str, (usize, usize)> = HashMap::new();
+    for (kind, any, revealing) in units.values() {
+        let e = by.entry(kind).or_default();
+        e.0 += 1;
+        let good = if *kind == "carmem_preference" {
+            *revealing
+        } else {
+            !*any
+        };
+        e.1 += usize::from(good);
+    }
+    let share = |k: &str| {
+        by.get(k)
+            .map_or(Value::Null, |(n, g)| json!((*g as f64 / *n as f64 * 1000.0).round() / 1000.0))
+    };
+    let others = samples
+        .iter()
+        .zip(probs)
+        .filter(|(s, _)| s.source == Source::CarmemOther);
+    let (on, op) = others.fold((0usize, 0usize), |(n, p), (_, &pr)| {
+        (n + 1, p + usize::from(pr >= threshold))
+    });
+    json!({
+        "threshold": threshold,
+        "carmem_preference_kept": share("carmem_preference"),
+        "carmem_other_sentences_passing": (op as f64 / on.max(1) as f64 * 1000.0).round() / 1000.0,
+        "carmem_request_silent": share("carmem_request"),
+        "kvret_weather_silent": share("weather"),
+        "kvret_schedule_silent": share("schedule"),
+        "kvret_navigate_silent": share("navigate"),
+        "vmb_line_silent": share("vmb_line"),
+    })
+}
+
+/// Thresholds the report shows (the shipped one among them).
+pub const THRESHOLDS: [f32; 5] = [0.3, 0.5, 0.7, 0.8, 0.9];
+
+/// Trains and cross-validates the gate; returns the report, and the gate fitted on all data
+/// with `threshold`.
+pub fn run(
+    models: &Models,
+    users: &[EvalUser],
+    kvret: &Path,
+    vmb: Option<&Path>,
+    (folds, threshold, hidden): (usize, f32, usize),
+    mut rows: Option<&mut dyn std::io::Write>,
+) -> Result<(Value, Gate), EvalError> {
+    let mut samples = carmem_samples(models.schema(), users);
+    samples.extend(kvret_samples(kvret)?);
+    if let Some(dir) = vmb {
+        samples.extend(vmb_samples(dir, VMB_STEP)?);
+    }
+    let xs = models.embed(samples.iter().map(|s| s.text.clone()).collect())?;
+    // `folds` 0 skips the cross-validation (scripts/gate-cv folds the data itself).
+    let probs = if folds >= 2 {
+        cross_validated(&xs, &samples, folds, hidden)
+    } else {
+        Vec::new()
+    };
+    if let Some(w) = rows.as_mut().filter(|_| !probs.is_empty()) {
+        for (smp, p) in samples.iter().zip(&probs) {
+            let row = json!({"text": smp.text, "positive": smp.positive, "source": format!("{:?}", smp.source), "unit": smp.unit, "probability": p});
+            writeln!(w, "{row}").map_err(EvalError::Write)?;
+        }
+    }
+    let count = |f: &dyn Fn(&Sample) -> bool| samples.iter().filter(|s| f(s)).count();
+    let report = json!({
+        "sentences": samples.len(),
+        "positive": count(&|s| s.positive),
+        "folds": folds,
+        "hidden": hidden,
+        "cross_validated": if probs.is_empty() { Value::Null } else {
+            THRESHOLDS.iter().map(|&t| measure(&samples, &probs, t)).collect::<Value>()
+        },
+        "shipped_threshold": threshold,
+    });
+    let ys: Vec<bool> = samples.iter().map(|s| s.positive).collect();
+    let mut gate = fit_gate(&xs, &ys, hidden, threshold);
+    gate.about = json!({
+        "trained_by": "glovebox eval gate",
+        "data": "CarMem dev split (positives: the sentence naming the ground-truth value; negatives: the other user sentences, the retrieval requests) and KVRET dev driver sentences",
+        "l2": L2, "steps": if hidden == 0 { STEPS } else { MLP_STEPS },
+        "report": report.clone(),
+    });
+    Ok((report, gate))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_separates_separable_points() {
+        let xs = vec![
+            vec![1.0, 0.0],
+            vec![0.9, 0.1],
+            vec![0.0, 1.0],
+            vec![0.1, 0.9],
+            vec![0.2, 0.8],
+        ];
+        let ys = vec![true, true, false, false, false];
+        let (w, b) = fit(&xs, &ys, 1e-4, 300);
+        for (x, y) in xs.iter().zip(&ys) {
+            let p = sigmoid(b + w[0] * x[0] + w[1] * x[1]);
+            assert_eq!(p >= 0.5, *y, "{x:?} -> {p}");
+        }
+    }
+
+    #[test]
+    fn the_network_learns_what_a_line_cannot() {
+        // XOR-like: positive when exactly one coordinate is high.
+        let xs = vec![
+            vec![1.0, 0.0],
+            vec![0.0, 1.0],
+            vec![1.0, 1.0],
+            vec![0.0, 0.0],
+        ];
+        let ys = vec![true, true, false, false];
+        let g = fit_gate(&xs, &ys, 8, 0.5);
+        for (x, y) in xs.iter().zip(&ys) {
+            assert_eq!(g.probability(x) >= 0.5, *y, "{x:?}");
+        }
+    }
+
+    #[test]
+    fn a_group_stays_in_one_fold() {
+        let s = |g: &str| Sample {
+            text: String::new(),
+            positive: false,
+            source: Source::CarmemRequest,
+            unit: g.into(),
+            group: g.into(),
+        };
+        let samples = vec![s("a"), s("b"), s("a"), s("c"), s("b")];
+        let f = folds_of(&samples, 2);
+        assert_eq!(f[0], f[2]);
+        assert_eq!(f[1], f[4]);
+        assert_ne!(f[0], f[1]);
+    }
+}

@@ -1,0 +1,188 @@
+//! The preference gate: is this user sentence a statement of a lasting preference at all?
+//!
+//! Most things said in a car are requests, questions, reminders or small talk. Storing a
+//! preference from one of them is the worst failure a memory can have (a false memory is
+//! recalled into every later answer), and neither the category embedder (it always has a
+//! nearest category) nor a small LLM (it rarely answers `none`) can make that call. The gate
+//! is a classifier trained on data with negatives: logistic regression on the sentence's
+//! embedding (the same embedder that extraction already runs, so it costs one dot product per
+//! sentence). It knows nothing of categories, so it holds for any schema.
+//!
+//! The weights come from `glovebox eval gate` (trained on the development data, reported
+//! cross-validated by user and dialogue; docs/results.md) and are shipped as
+//! `config/gate.json`; another file can be configured with `extraction.gate`.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// The gate file format tag.
+pub const FORMAT: &str = "glovebox-gate v1";
+
+/// The gate shipped in the binary (`config/gate.json`).
+pub const DEFAULT_GATE: &str = include_str!("../../config/gate.json");
+
+/// Why a gate file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum GateError {
+    #[error("cannot read preference gate {path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("preference gate {path}: {problem}")]
+    Invalid { path: String, problem: String },
+}
+
+/// A trained gate: `P(lasting preference | sentence) = sigmoid(weights · h + bias)`, where `h`
+/// is the sentence's unit-length embedding `v` itself (logistic regression, no hidden layer)
+/// or a hidden layer `h = relu(hidden · v + hidden_bias)`; a sentence passes at `threshold` or
+/// above.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Gate {
+    pub format: String,
+    /// The embedder the weights were fitted on (its vectors are what the weights read).
+    pub embedder: String,
+    pub threshold: f32,
+    /// Hidden units' weights (one row of the embedding's dimension per unit); empty for
+    /// logistic regression.
+    #[serde(default)]
+    pub hidden: Vec<Vec<f32>>,
+    #[serde(default)]
+    pub hidden_bias: Vec<f32>,
+    pub bias: f32,
+    pub weights: Vec<f32>,
+    /// What it was trained on and how it measured, for people (not read by the runtime).
+    #[serde(default)]
+    pub about: serde_json::Value,
+}
+
+impl Gate {
+    /// Reads a gate from its JSON text, checking format and dimension. `path` names it in errors.
+    pub fn parse(text: &str, path: &str, dim: usize) -> Result<Gate, GateError> {
+        let invalid = |problem: String| GateError::Invalid {
+            path: path.to_string(),
+            problem,
+        };
+        let g: Gate = serde_json::from_str(text).map_err(|e| invalid(e.to_string()))?;
+        if g.format != FORMAT {
+            return Err(invalid(format!(
+                "format is {:?}, expected {FORMAT:?}",
+                g.format
+            )));
+        }
+        let inputs = if g.hidden.is_empty() { dim } else { g.hidden.len() };
+        if g.hidden.iter().any(|row| row.len() != dim) || g.hidden_bias.len() != g.hidden.len() {
+            return Err(invalid(format!(
+                "its hidden layer does not read {dim}-dimensional vectors"
+            )));
+        }
+        if g.weights.len() != inputs {
+            return Err(invalid(format!(
+                "has {} output weights for {inputs} inputs (the embedder gives {dim}-dimensional vectors)",
+                g.weights.len()
+            )));
+        }
+        if !(0.0..=1.0).contains(&g.threshold) {
+            return Err(invalid(format!(
+                "threshold {} is not a probability",
+                g.threshold
+            )));
+        }
+        let all = g.weights.iter().chain(&g.hidden_bias).chain(g.hidden.iter().flatten());
+        if !g.bias.is_finite() || all.clone().any(|w| !w.is_finite()) {
+            return Err(invalid("has a weight that is not a finite number".into()));
+        }
+        Ok(g)
+    }
+
+    /// Reads a gate file, or the built-in one when `path` is `None`.
+    pub fn load(path: Option<&Path>, dim: usize) -> Result<Gate, GateError> {
+        match path {
+            None => Gate::parse(DEFAULT_GATE, "(built-in config/gate.json)", dim),
+            Some(p) => {
+                let text = std::fs::read_to_string(p).map_err(|source| GateError::Read {
+                    path: p.display().to_string(),
+                    source,
+                })?;
+                Gate::parse(&text, &p.display().to_string(), dim)
+            }
+        }
+    }
+
+    /// The probability that the sentence with this embedding states a lasting preference.
+    pub fn probability(&self, v: &[f32]) -> f32 {
+        let dot = |w: &[f32], x: &[f32]| w.iter().zip(x).map(|(a, b)| a * b).sum::<f32>();
+        if self.hidden.is_empty() {
+            return sigmoid(self.bias + dot(&self.weights, v));
+        }
+        let h: Vec<f32> = self
+            .hidden
+            .iter()
+            .zip(&self.hidden_bias)
+            .map(|(row, b)| (dot(row, v) + b).max(0.0))
+            .collect();
+        sigmoid(self.bias + dot(&self.weights, &h))
+    }
+
+    /// Whether a sentence with this probability passes the gate.
+    pub fn passes(&self, p: f32) -> bool {
+        p >= self.threshold
+    }
+}
+
+/// The logistic function.
+pub fn sigmoid(z: f32) -> f32 {
+    1.0 / (1.0 + (-z).exp())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gate(weights: Vec<f32>) -> String {
+        serde_json::json!({"format": FORMAT, "embedder": "test", "threshold": 0.5, "bias": -1.0,
+                           "weights": weights})
+        .to_string()
+    }
+
+    #[test]
+    fn probability_is_the_logistic_of_the_score() {
+        let g = Gate::parse(&gate(vec![2.0, 0.0]), "t", 2).unwrap();
+        assert!((g.probability(&[0.5, 0.9]) - 0.5).abs() < 1e-6);
+        assert!(g.probability(&[1.0, 0.0]) > 0.7);
+        assert!(g.passes(0.5) && !g.passes(0.49));
+    }
+
+    #[test]
+    fn a_hidden_layer_is_applied() {
+        let text = serde_json::json!({"format": FORMAT, "embedder": "t", "threshold": 0.5,
+            "hidden": [[1.0, 0.0], [0.0, 1.0]], "hidden_bias": [0.0, -10.0],
+            "bias": 0.0, "weights": [2.0, 5.0]})
+        .to_string();
+        let g = Gate::parse(&text, "t", 2).unwrap();
+        // The second unit stays off (relu), the first passes 0.5 on: sigmoid(2 * 0.5).
+        assert!((g.probability(&[0.5, 0.9]) - sigmoid(1.0)).abs() < 1e-6);
+        let bad = text.replace("[0.0,-10.0]", "[0.0]");
+        assert!(Gate::parse(&bad, "t", 2).is_err());
+    }
+
+    #[test]
+    fn bad_files_are_refused_with_what_is_wrong() {
+        let e = Gate::parse(&gate(vec![1.0; 3]), "g.json", 2).unwrap_err();
+        assert!(e.to_string().contains("3 output weights"), "{e}");
+        let e = Gate::parse("{", "g.json", 2).unwrap_err();
+        assert!(e.to_string().contains("g.json"), "{e}");
+        let wrong = gate(vec![1.0, 1.0]).replace(FORMAT, "other");
+        assert!(Gate::parse(&wrong, "g", 2)
+            .unwrap_err()
+            .to_string()
+            .contains("format"));
+    }
+
+    #[test]
+    fn the_built_in_gate_loads() {
+        let g = Gate::load(None, crate::embed::EMBED_DIM).unwrap();
+        assert!(g.threshold > 0.0 && g.threshold < 1.0);
+    }
+}

@@ -1,0 +1,126 @@
+//! Recall's relevance decision: does this stored preference matter for this utterance at all?
+//!
+//! Recall ranks by a key (cosine plus a log prior) that is neither bounded nor comparable across
+//! utterances, so no integrator can threshold it. The relevance model turns what recall already
+//! computes for a preference into a calibrated probability: logistic regression on three
+//! features, the cosine of utterance and preference, the log prior of the preference's
+//! subcategory, and the preference's distance in score below the best-ranked one. Recall
+//! returns only preferences at or above `recall.min_relevance` (default: the model file's
+//! threshold), so an utterance no stored preference serves returns nothing.
+//!
+//! The weights come from `glovebox eval carmem --write-relevance` (fitted on the development
+//! users; the evaluation reports the decision leave-users-out) and ship as
+//! `config/relevance.json`.
+
+use serde::{Deserialize, Serialize};
+
+use super::gate::sigmoid;
+
+/// The relevance file format tag.
+pub const FORMAT: &str = "glovebox-relevance v1";
+
+/// The model shipped in the binary (`config/relevance.json`).
+pub const DEFAULT_RELEVANCE: &str = include_str!("../../config/relevance.json");
+
+/// Number of features (see [`features`]).
+pub const FEATURES: usize = 3;
+
+/// What the relevance of one preference to one utterance is computed from.
+pub fn features(cosine: f32, log_prior: f32, gap: f32) -> [f32; FEATURES] {
+    [cosine, log_prior, gap]
+}
+
+/// A fitted relevance model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Relevance {
+    pub format: String,
+    /// Preferences below this probability are not returned.
+    pub threshold: f32,
+    pub weights: Vec<f32>,
+    pub bias: f32,
+    /// How it was fitted and measured, for people.
+    #[serde(default)]
+    pub about: serde_json::Value,
+}
+
+/// Why a relevance file cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[error("relevance model {path}: {problem}")]
+pub struct RelevanceError {
+    pub path: String,
+    pub problem: String,
+}
+
+impl Relevance {
+    /// Reads a model from its JSON text; `path` names it in errors.
+    pub fn parse(text: &str, path: &str) -> Result<Relevance, RelevanceError> {
+        let bad = |problem: String| RelevanceError {
+            path: path.to_string(),
+            problem,
+        };
+        let r: Relevance = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
+        if r.format != FORMAT {
+            return Err(bad(format!(
+                "format is {:?}, expected {FORMAT:?}",
+                r.format
+            )));
+        }
+        if r.weights.len() != FEATURES {
+            return Err(bad(format!(
+                "has {} weights, expected {FEATURES}",
+                r.weights.len()
+            )));
+        }
+        if !(0.0..=1.0).contains(&r.threshold)
+            || !r.bias.is_finite()
+            || r.weights.iter().any(|w| !w.is_finite())
+        {
+            return Err(bad(
+                "threshold must be within [0, 1] and weights finite".into(),
+            ));
+        }
+        Ok(r)
+    }
+
+    /// The built-in model.
+    pub fn embedded() -> Relevance {
+        Relevance::parse(DEFAULT_RELEVANCE, "(built-in config/relevance.json)")
+            .expect("the shipped relevance model is valid (tested)")
+    }
+
+    /// The probability, in [0, 1], that a preference with these features matters.
+    pub fn probability(&self, f: &[f32; FEATURES]) -> f32 {
+        sigmoid(
+            self.bias
+                + self
+                    .weights
+                    .iter()
+                    .zip(f)
+                    .map(|(w, x)| w * x)
+                    .sum::<f32>(),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_built_in_model_is_valid_and_monotone_in_cosine() {
+        let r = Relevance::embedded();
+        let lo = r.probability(&features(0.1, -3.0, -0.5));
+        let hi = r.probability(&features(0.7, -0.1, 0.0));
+        assert!((0.0..=1.0).contains(&lo) && (0.0..=1.0).contains(&hi));
+        assert!(hi > lo, "{hi} <= {lo}");
+    }
+
+    #[test]
+    fn bad_models_are_refused() {
+        let e = Relevance::parse(r#"{"format":"x","threshold":0.5,"weights":[1,1,1],"bias":0}"#, "r")
+            .unwrap_err();
+        assert!(e.to_string().contains("format"), "{e}");
+        let text = format!(r#"{{"format":"{FORMAT}","threshold":0.5,"weights":[1],"bias":0}}"#);
+        assert!(Relevance::parse(&text, "r").is_err());
+    }
+}

@@ -1,0 +1,187 @@
+//! Issue 13: extraction abstains when nothing lasting was said, keeps every preference that
+//! was, in the user's own words; `glovebox eval cases` reads the general case format.
+//! Issue 14: recall stays silent when nothing stored is relevant.
+
+use std::process::Command;
+
+use glovebox::conversation::Conversation;
+use tempfile::tempdir;
+
+use crate::common::{config, json_output, models_dir, open, user};
+
+fn conv(turns: &[(&str, &str)]) -> Conversation {
+    let v: Vec<serde_json::Value> = turns
+        .iter()
+        .map(|(role, text)| serde_json::json!({"role": role, "text": text}))
+        .collect();
+    Conversation::from_value(&serde_json::Value::Array(v)).unwrap()
+}
+
+#[test]
+fn everyday_requests_and_questions_store_nothing() {
+    let dir = tempdir().unwrap();
+    let m = open(dir.path());
+    let u = user("driver");
+    for turns in [
+        vec![
+            ("user", "How much range do I have left?"),
+            ("assistant", "About 240 kilometres."),
+        ],
+        vec![
+            ("user", "Remind me to buy milk when I get home."),
+            ("assistant", "I'll remind you when you arrive home."),
+        ],
+        vec![
+            ("user", "What will the weather be like in Fresno tomorrow?"),
+            ("assistant", "Sunny, with a high of 31 degrees."),
+            ("user", "Thanks."),
+        ],
+    ] {
+        let c = conv(&turns);
+        let out = m.remember(&u, &c).unwrap();
+        assert!(out.is_empty(), "{turns:?} stored {out:?}");
+        // The gate, not the LLM, made the call: nothing was offered to it.
+        let x = m.extract(&c, &m.allowed(&u).unwrap()).unwrap();
+        assert!(x.offered.is_empty(), "{turns:?} offered {:?}", x.offered);
+        assert!(x.gate.iter().all(|p| (0.0..=1.0).contains(p)));
+    }
+    assert!(m.list(&u).unwrap().is_empty());
+}
+
+#[test]
+fn two_preferences_in_one_conversation_are_both_stored_each_with_its_sentence() {
+    let dir = tempdir().unwrap();
+    let m = open(dir.path());
+    let u = user("driver");
+    let c = conv(&[
+        (
+            "user",
+            "Put on some jazz, it's my favourite. And set 22 degrees, that's the temperature I always like.",
+        ),
+        ("assistant", "Playing jazz and setting 22 degrees."),
+    ]);
+    let out = m.remember(&u, &c).unwrap();
+    let keys: Vec<&str> = out
+        .iter()
+        .map(|o| m.schema().detail(o.preference.detail).key.as_str())
+        .collect();
+    assert!(keys.contains(&"favorite_genres"), "{out:?}");
+    assert!(keys.contains(&"preferred_temperature"), "{out:?}");
+    for o in &out {
+        let key = &m.schema().detail(o.preference.detail).key;
+        let s = &o.preference.sentences[0];
+        match key.as_str() {
+            "favorite_genres" => assert!(s.contains("jazz"), "{s}"),
+            "preferred_temperature" => assert!(s.contains("22"), "{s}"),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn a_value_the_user_names_is_stored_in_their_words_not_a_catalogue_neighbour() {
+    let dir = tempdir().unwrap();
+    let m = open(dir.path());
+    let u = user("driver");
+    let c = conv(&[
+        ("user", "Find me a supermarket on the way home."),
+        ("assistant", "There is a MarketMingle and a Lidl nearby."),
+        ("user", "I always do my weekly shop at Aldi, so the Aldi please."),
+    ]);
+    let out = m.remember(&u, &c).unwrap();
+    let supermarket = m.schema().detail_by_key("preferred_supermarket_chains").unwrap();
+    let got: Vec<&str> = out
+        .iter()
+        .filter(|o| o.preference.detail == supermarket)
+        .map(|o| o.preference.attribute.as_str())
+        .collect();
+    assert_eq!(got, vec!["Aldi"], "{out:?}");
+}
+
+#[test]
+fn eval_cases_scores_the_general_case_format() {
+    let dir = tempdir().unwrap();
+    let cases = dir.path().join("cases.jsonl");
+    std::fs::write(
+        &cases,
+        concat!(
+            r#"{"conversation": [{"role": "user", "text": "Is it going to rain in Boston tonight?"}], "expect": [], "tag": "weather"}"#,
+            "\n",
+            r#"{"conversation": [{"role": "user", "text": "Set 21 degrees please, that's the temperature I always like."}], "expect": [{"category": "preferred_temperature", "value": "21 degrees"}], "tag": "pref"}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let rows = dir.path().join("rows.jsonl");
+    let r = json_output(
+        Command::new(env!("CARGO_BIN_EXE_glovebox"))
+            .arg("--models")
+            .arg(models_dir())
+            .args(["--json", "eval", "cases", "--data"])
+            .arg(&cases)
+            .arg("--out")
+            .arg(&rows),
+    );
+    assert_eq!(r["cases"], 2, "{r}");
+    assert_eq!(r["false_memory_rate"], 0.0, "{r}");
+    assert_eq!(r["preference_recall"], 1.0, "{r}");
+    assert_eq!(r["value_accuracy"], 1.0, "{r}");
+    assert_eq!(r["by_tag"]["weather"]["cases"], 1, "{r}");
+    assert!(r["extract_ms_p50"].as_f64().unwrap() > 0.0);
+    assert_eq!(std::fs::read_to_string(&rows).unwrap().lines().count(), 2);
+    // A case naming an unknown category is refused with the line and the name.
+    std::fs::write(
+        &cases,
+        r#"{"conversation": [{"role": "user", "text": "x"}], "expect": [{"category": "warp_drive"}]}"#,
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_glovebox"))
+        .arg("--models")
+        .arg(models_dir())
+        .args(["eval", "cases", "--data"])
+        .arg(&cases)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("line 1") && err.contains("warp_drive"), "{err}");
+}
+
+#[test]
+fn recall_returns_only_what_is_relevant_with_a_probability() {
+    let dir = tempdir().unwrap();
+    let m = open(dir.path());
+    let u = user("ann");
+    let cats = [
+        ("preferred_temperature", "22 degree Celcius", "I always like it at 22 degrees."),
+        ("dietary_preferences", "Vegetarian", "I'm vegetarian."),
+        ("favorite_genres", "Jazz", "Jazz is what I listen to."),
+    ];
+    let news = cats
+        .iter()
+        .map(|(k, a, s)| glovebox::memory::NewPreference {
+            detail: m.schema().detail_by_key(k).unwrap(),
+            attribute: a.to_string(),
+            sentences: vec![s.to_string()],
+        })
+        .collect();
+    m.import(&u, news).unwrap();
+    let veg = m.schema().detail_by_key("dietary_preferences").unwrap();
+    let temp = m.schema().detail_by_key("preferred_temperature").unwrap();
+    let hungry = m.recall(&u, "Find me a restaurant for dinner.", 5).unwrap();
+    assert!(hungry.iter().any(|r| r.preference.detail == veg), "{hungry:?}");
+    assert!(hungry.iter().all(|r| r.preference.detail != temp), "{hungry:?}");
+    for r in &hungry {
+        assert!((0.0..=1.0).contains(&r.relevance), "{r:?}");
+        assert!(r.relevance >= m.models().relevance().threshold);
+    }
+    // An utterance no stored preference serves recalls nothing.
+    let none = m.recall(&u, "Remind me to call the dentist on Monday.", 5).unwrap();
+    assert!(none.is_empty(), "{none:?}");
+    // Without the gate (min_relevance 0) the same utterance gets the top k.
+    let mut c = config();
+    c.recall.min_relevance = Some(0.0);
+    drop(m);
+    let m = glovebox::memory::Memory::open(dir.path(), c).unwrap();
+    assert_eq!(m.recall(&u, "Remind me to call the dentist on Monday.", 5).unwrap().len(), 3);
+}
