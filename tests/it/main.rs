@@ -3,6 +3,7 @@
 
 mod bench;
 mod common;
+mod dispatch;
 mod eval;
 mod pending;
 mod privacy;
