@@ -7,6 +7,7 @@ pub mod cli;
 pub mod config;
 pub mod conversation;
 pub mod embed;
+#[cfg(feature = "harness")]
 pub mod eval;
 pub mod index;
 pub mod ipc;

@@ -29,7 +29,9 @@ use tokio::sync::oneshot;
 use crate::config::LlmConfig;
 
 mod sampling;
-use sampling::{argmax, grammar_complete, pick};
+#[cfg(feature = "harness")]
+use sampling::argmax;
+use sampling::{grammar_complete, pick};
 
 /// Errors of the LLM layer.
 #[derive(Debug, thiserror::Error)]
@@ -86,7 +88,8 @@ pub struct Completion {
 }
 
 /// Cost of plain llama.cpp work on the request's own tokens, without grammar (the reference
-/// extraction latency is compared against).
+/// extraction latency is compared against; benches and `glovebox bench` only).
+#[cfg(feature = "harness")]
 #[derive(Debug, Clone, Copy)]
 pub struct RawCost {
     pub prompt_tokens: usize,
@@ -113,6 +116,7 @@ enum Job {
         Vec<String>,
         oneshot::Sender<Result<Option<Choice>, LlmError>>,
     ),
+    #[cfg(feature = "harness")]
     Raw(Request, usize, oneshot::Sender<Result<RawCost, LlmError>>),
 }
 
@@ -203,6 +207,7 @@ impl Llm {
 
     /// Measures llama.cpp's raw cost for the request's own tokens: prompt evaluation after the
     /// cached prefix plus `decode` greedy tokens, with no grammar.
+    #[cfg(feature = "harness")]
     pub fn raw_cost(&self, req: Request, decode: usize) -> Result<RawCost, LlmError> {
         let (tx, rx) = oneshot::channel();
         self.send(Job::Raw(req, decode, tx))?;
@@ -264,6 +269,7 @@ fn worker(
             Job::Choose(req, options, reply) => {
                 let _ = reply.send(engine.choose(&req, &options));
             }
+            #[cfg(feature = "harness")]
             Job::Raw(req, n, reply) => {
                 let _ = reply.send(engine.raw_cost(&req, n));
             }
@@ -469,6 +475,7 @@ impl<'m> Engine<'m> {
         }))
     }
 
+    #[cfg(feature = "harness")]
     fn raw_cost(&mut self, req: &Request, n: usize) -> Result<RawCost, LlmError> {
         let t0 = Instant::now();
         let (i, mut pos, prompt_tokens, _) = self.prompt(req)?;

@@ -1,4 +1,5 @@
-//! The benchmark harnesses on the command line (`glovebox eval`, `glovebox bench`).
+//! The benchmark harnesses on the command line (`glovebox eval`, `glovebox bench`); built only
+//! with the `harness` feature, so the head unit's binary has none of them.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -3,6 +3,7 @@
 //! for a person or, with `--json`, as exactly the JSON the socket answers.
 
 mod demo;
+#[cfg(feature = "harness")]
 mod harness;
 pub mod render;
 mod serve;
@@ -82,10 +83,12 @@ pub enum Command {
         socket: Option<PathBuf>,
     },
     /// Measure Glovebox on a benchmark.
+    #[cfg(feature = "harness")]
     #[command(subcommand)]
     Eval(harness::EvalCommand),
     /// A quick run of the latency benches: medians, references, ratios and budgets
     /// (benches/README.md); `--json` prints them as one JSON object.
+    #[cfg(feature = "harness")]
     Bench {
         /// Rounds over the built-in utterances for the embed and recall medians.
         #[arg(long, default_value_t = 5)]
@@ -174,7 +177,9 @@ pub fn run(cli: Cli) -> Result<()> {
     let out = Output { json: cli.json };
     match cli.command {
         Command::Demo => demo::run(cfg, out),
+        #[cfg(feature = "harness")]
         Command::Eval(command) => harness::eval(cfg, command, out),
+        #[cfg(feature = "harness")]
         Command::Bench {
             rounds,
             conversations,

@@ -7,7 +7,8 @@ use llama_cpp_2::token::data::LlamaTokenData;
 use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::token::LlamaToken;
 
-/// The likeliest token, without a grammar.
+/// The likeliest token, without a grammar (the raw-cost reference).
+#[cfg(feature = "harness")]
 pub(super) fn argmax(logits: &[f32]) -> LlamaToken {
     let mut best = 0;
     for (i, &l) in logits.iter().enumerate() {
