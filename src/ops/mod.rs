@@ -221,22 +221,7 @@ pub fn run(target: Target<'_>, request: Request) -> Result<Reply, OpError> {
             Reply::Remembered { remembered }
         }
         Request::Recall { user, text, k } => recall(target.memory()?, &user, &text, k)?,
-        Request::List { user } => {
-            let m = target.memory()?;
-            Reply::Listed {
-                preferences: m
-                    .list(&user)?
-                    .iter()
-                    .map(|p| WirePreference::new(schema, p))
-                    .collect(),
-                optouts: m
-                    .optouts(&user)?
-                    .iter()
-                    .map(|r| WireCategory::new(schema, *r))
-                    .collect(),
-                user: user.as_str().to_string(),
-            }
-        }
+        Request::List { user } => list(target.memory()?, &user)?,
         Request::History { user } => {
             let h = target.memory()?.history(&user)?;
             let history = h.iter().map(|e| WireHistory::new(schema, e)).collect();
@@ -295,6 +280,23 @@ pub fn run(target: Target<'_>, request: Request) -> Result<Reply, OpError> {
     })
 }
 
+fn list(memory: &Memory, user: &UserId) -> Result<Reply, OpError> {
+    let schema = memory.schema();
+    let preferences = memory.list(user)?;
+    let optouts = memory.optouts(user)?;
+    Ok(Reply::Listed {
+        preferences: preferences
+            .iter()
+            .map(|p| WirePreference::new(schema, p))
+            .collect(),
+        optouts: optouts
+            .iter()
+            .map(|r| WireCategory::new(schema, *r))
+            .collect(),
+        user: user.as_str().to_string(),
+    })
+}
+
 fn recall(memory: &Memory, user: &UserId, text: &str, k: Option<usize>) -> Result<Reply, OpError> {
     let k = k.unwrap_or(memory.config().recall.k);
     if k == 0 {
@@ -332,4 +334,53 @@ fn compact(target: Target<'_>) -> Result<Reply, OpError> {
     memory.compact()?;
     let compacted = memory.data_dir().display().to_string();
     Ok(Reply::Compacted { compacted })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn replies_serialise_as_the_protocol_documents_them() {
+        let listed = Reply::Listed {
+            preferences: vec![],
+            optouts: vec![],
+            user: "ann".into(),
+        };
+        assert_eq!(listed.to_json(), json!({"preferences": [], "optouts": []}));
+        assert_eq!(
+            Reply::Rejected { rejected: 5 }.to_json(),
+            json!({"rejected": 5})
+        );
+        let doc = json!({"format": "glovebox-export", "version": 1});
+        assert_eq!(Reply::Exported(doc.clone()).to_json(), doc);
+        assert_eq!(
+            Reply::OptedOut {
+                optout: WireCategory {
+                    key: "music".into(),
+                    name: "Music".into(),
+                    level: "sub"
+                },
+                deleted: 2
+            }
+            .to_json(),
+            json!({"optout": {"key": "music", "name": "Music", "level": "sub"}, "deleted": 2})
+        );
+    }
+
+    #[test]
+    fn local_operations_say_what_they_need() {
+        assert_eq!(Request::Categories.needs(), Needs::Schema);
+        assert_eq!(Request::Compact.needs(), Needs::ExclusiveMemory);
+        assert_eq!(Request::Status.needs(), Needs::Memory);
+        let schema = Arc::new(Schema::embedded());
+        let reply = run(Target::Schema(schema.clone()), Request::Categories).unwrap();
+        let Reply::Categories { categories } = reply else {
+            panic!("categories answered {reply:?}")
+        };
+        assert_eq!(categories.len(), schema.details().len());
+        let e = run(Target::Schema(schema), Request::Compact).unwrap_err();
+        assert_eq!(e.code, Code::BadRequest);
+    }
 }

@@ -69,16 +69,52 @@ pub(super) fn report(models: &Models, cfg: &Config, t: &Tally, total_s: f64) -> 
 
 /// The report as a table for a person, with the paper's GPT-4o figures beside it.
 pub fn table(r: &Value) -> String {
-    let f = |v: &Value| v.as_f64().map_or("-".to_string(), |x| format!("{x:.2}"));
-    let pct = |v: &Value| {
-        v.as_f64()
-            .map_or("-".to_string(), |x| format!("{:.0} %", x * 100.0))
-    };
+    let mut s = summary(r);
+    s.push_str(&maintenance(&r["maintenance"]));
+    let tm = &r["timing"];
+    s.push_str(&format!(
+        "\nTiming: extract p50 {:.0} ms, p95 {:.0} ms; maintain p50 {:.0} ms; recall p50 {:.1} ms, p95 {:.1} ms; total {:.0} s\n",
+        tm["extract_ms_p50"].as_f64().unwrap_or(0.0),
+        tm["extract_ms_p95"].as_f64().unwrap_or(0.0),
+        tm["maintain_ms_p50"].as_f64().unwrap_or(0.0),
+        tm["recall_ms_p50"].as_f64().unwrap_or(0.0),
+        tm["recall_ms_p95"].as_f64().unwrap_or(0.0),
+        tm["total_s"].as_f64().unwrap_or(0.0),
+    ));
+    if r["confirmation"].is_object() {
+        s.push_str(&crate::eval::confirm::table(&r["confirmation"]));
+    }
+    if let Some(c) = r["confusions"].as_array().filter(|c| !c.is_empty()) {
+        s.push_str("\nMost frequent detail-level errors (expected -> got):\n");
+        for e in c {
+            s.push_str(&format!(
+                "  {:>3}  {} -> {}\n",
+                e["count"],
+                e["expected"].as_str().unwrap_or(""),
+                e["got"].as_str().unwrap_or("")
+            ));
+        }
+    }
+    s
+}
+
+/// A number with two decimals, or `-`.
+fn f(v: &Value) -> String {
+    v.as_f64().map_or("-".to_string(), |x| format!("{x:.2}"))
+}
+
+/// A share as a whole percentage, or `-`.
+fn pct(v: &Value) -> String {
+    v.as_f64()
+        .map_or("-".to_string(), |x| format!("{:.0} %", x * 100.0))
+}
+
+/// The headline table: extraction, maintenance reductions and retrieval beside the paper's.
+fn summary(r: &Value) -> String {
     let x = &r["extraction_in_schema"];
     let o = &r["extraction_out_of_schema"];
     let m = &r["maintenance"];
     let rt = &r["retrieval"];
-    let tm = &r["timing"];
     let mut s = String::new();
     s.push_str(&format!(
         "CarMem on-device ({} in-schema conversations, {} retrieval queries)\n\n",
@@ -130,6 +166,12 @@ pub fn table(r: &Value) -> String {
             f(&k["n+2"])
         ));
     }
+    s
+}
+
+/// Maintenance per question kind and cardinality.
+fn maintenance(m: &Value) -> String {
+    let mut s = String::new();
     s.push_str("\nMaintenance (share of pass / update / append; n):\n\n| values | question | expected | pass | update | append | n |\n| --- | --- | --- | --- | --- | --- | --- |\n");
     for (kind, label) in [("MP", "multiple"), ("MNP", "single")] {
         for (q, exp) in [
@@ -144,29 +186,6 @@ pub fn table(r: &Value) -> String {
                 f(&c["update"]),
                 f(&c["append"]),
                 c["n"]
-            ));
-        }
-    }
-    s.push_str(&format!(
-        "\nTiming: extract p50 {:.0} ms, p95 {:.0} ms; maintain p50 {:.0} ms; recall p50 {:.1} ms, p95 {:.1} ms; total {:.0} s\n",
-        tm["extract_ms_p50"].as_f64().unwrap_or(0.0),
-        tm["extract_ms_p95"].as_f64().unwrap_or(0.0),
-        tm["maintain_ms_p50"].as_f64().unwrap_or(0.0),
-        tm["recall_ms_p50"].as_f64().unwrap_or(0.0),
-        tm["recall_ms_p95"].as_f64().unwrap_or(0.0),
-        tm["total_s"].as_f64().unwrap_or(0.0),
-    ));
-    if r["confirmation"].is_object() {
-        s.push_str(&crate::eval::confirm::table(&r["confirmation"]));
-    }
-    if let Some(c) = r["confusions"].as_array().filter(|c| !c.is_empty()) {
-        s.push_str("\nMost frequent detail-level errors (expected -> got):\n");
-        for e in c {
-            s.push_str(&format!(
-                "  {:>3}  {} -> {}\n",
-                e["count"],
-                e["expected"].as_str().unwrap_or(""),
-                e["got"].as_str().unwrap_or("")
             ));
         }
     }
