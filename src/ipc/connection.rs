@@ -105,6 +105,14 @@ mod tests {
             frames(b"a\n  \nbc", 16).await,
             vec![Frame::Line(b"a".to_vec()), Frame::Truncated]
         );
+        // A long line arriving in several reads is reported once.
+        let chunked = (&b"abcdefgh"[..])
+            .chain(&b"ijklmnop"[..])
+            .chain(&b"q\nok\n"[..]);
+        let mut r = LineReader::new(chunked, 4);
+        assert_eq!(r.next().await.unwrap(), Some(Frame::TooLong));
+        assert_eq!(r.next().await.unwrap(), Some(Frame::Line(b"ok".to_vec())));
+        assert_eq!(r.next().await.unwrap(), None);
         // Exactly the limit is allowed; one byte more is not.
         assert_eq!(
             frames(b"abcd\nabcde\n", 4).await,

@@ -1,6 +1,7 @@
-//! The socket protocol: newline-delimited JSON. A request line is parsed into a typed
-//! [`Request`] here, and every error a client can see is made here, with a stable code.
-//! `docs/protocol.md` is the reference for clients.
+//! The socket protocol: newline-delimited JSON. A request line is parsed here into the
+//! connection's `hello` or a typed `ops::Request` (errors in the line itself get their stable
+//! code here; errors of running a request are made in `ops::error`), and response lines are
+//! written here. `docs/protocol.md` is the reference for clients.
 
 use serde_json::{json, Map, Value};
 
