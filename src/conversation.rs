@@ -86,7 +86,8 @@ impl Conversation {
         Ok(Conversation { turns })
     }
 
-    /// A conversation of one user utterance.
+    /// A conversation of one user utterance (the CarMem harness's negation questions).
+    #[cfg(feature = "harness")]
     pub fn from_utterance(text: &str) -> Result<Conversation, ConversationError> {
         Conversation::new(vec![Turn {
             role: Role::User,

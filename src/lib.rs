@@ -1,17 +1,19 @@
 //! Glovebox: an offline long-term memory runtime for in-car voice assistants.
 //!
 //! Module dependencies run one way: `schema`, `pref` ← {`store`, `index`, `llm`, `embed`} ←
-//! `memory` ← `ipc` ← `cli`. See ARCHITECTURE.md for the map and its invariants.
+//! `memory` ← `ops` ← {`ipc`, `cli`}. See ARCHITECTURE.md for the map and its invariants.
 
 pub mod cli;
 pub mod config;
 pub mod conversation;
 pub mod embed;
+#[cfg(feature = "harness")]
 pub mod eval;
 pub mod index;
 pub mod ipc;
 pub mod llm;
 pub mod memory;
+pub mod ops;
 pub mod pref;
 pub mod schema;
 pub mod store;

@@ -23,12 +23,15 @@ use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::model::LlamaModel;
 use llama_cpp_2::sampling::LlamaSampler;
-use llama_cpp_2::token::data::LlamaTokenData;
-use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::token::LlamaToken;
 use tokio::sync::oneshot;
 
 use crate::config::LlmConfig;
+
+mod sampling;
+#[cfg(feature = "harness")]
+use sampling::argmax;
+use sampling::{grammar_complete, pick};
 
 /// Errors of the LLM layer.
 #[derive(Debug, thiserror::Error)]
@@ -85,7 +88,8 @@ pub struct Completion {
 }
 
 /// Cost of plain llama.cpp work on the request's own tokens, without grammar (the reference
-/// extraction latency is compared against).
+/// extraction latency is compared against; benches and `glovebox bench` only).
+#[cfg(feature = "harness")]
 #[derive(Debug, Clone, Copy)]
 pub struct RawCost {
     pub prompt_tokens: usize,
@@ -112,6 +116,7 @@ enum Job {
         Vec<String>,
         oneshot::Sender<Result<Option<Choice>, LlmError>>,
     ),
+    #[cfg(feature = "harness")]
     Raw(Request, usize, oneshot::Sender<Result<RawCost, LlmError>>),
 }
 
@@ -202,6 +207,7 @@ impl Llm {
 
     /// Measures llama.cpp's raw cost for the request's own tokens: prompt evaluation after the
     /// cached prefix plus `decode` greedy tokens, with no grammar.
+    #[cfg(feature = "harness")]
     pub fn raw_cost(&self, req: Request, decode: usize) -> Result<RawCost, LlmError> {
         let (tx, rx) = oneshot::channel();
         self.send(Job::Raw(req, decode, tx))?;
@@ -263,6 +269,7 @@ fn worker(
             Job::Choose(req, options, reply) => {
                 let _ = reply.send(engine.choose(&req, &options));
             }
+            #[cfg(feature = "harness")]
             Job::Raw(req, n, reply) => {
                 let _ = reply.send(engine.raw_cost(&req, n));
             }
@@ -468,6 +475,7 @@ impl<'m> Engine<'m> {
         }))
     }
 
+    #[cfg(feature = "harness")]
     fn raw_cost(&mut self, req: &Request, n: usize) -> Result<RawCost, LlmError> {
         let t0 = Instant::now();
         let (i, mut pos, prompt_tokens, _) = self.prompt(req)?;
@@ -524,87 +532,4 @@ fn decode_one(
         .add(token, pos as i32, &[0], true)
         .map_err(backend_err)?;
     ctx.decode(batch).map_err(backend_err)
-}
-
-fn argmax(logits: &[f32]) -> LlamaToken {
-    let mut best = 0;
-    for (i, &l) in logits.iter().enumerate() {
-        if l > logits[best] {
-            best = i;
-        }
-    }
-    LlamaToken::new(best as i32)
-}
-
-/// The `k` highest logits, by one pass that keeps a small sorted buffer (no allocation the size
-/// of the vocabulary).
-fn top_k(logits: &[f32], k: usize) -> Vec<(f32, u32)> {
-    let mut top: Vec<(f32, u32)> = Vec::with_capacity(k + 1);
-    for (i, &l) in logits.iter().enumerate() {
-        if top.len() == k && l <= top[k - 1].0 {
-            continue;
-        }
-        let at = top.partition_point(|&(x, _)| x >= l);
-        top.insert(at, (l, i as u32));
-        top.truncate(k);
-    }
-    top
-}
-
-/// The greedy token the grammar allows, and its probability among the allowed tokens.
-fn pick(logits: &[f32], grammar: &mut LlamaSampler, top: usize) -> Option<(LlamaToken, f32)> {
-    let candidates = LlamaTokenDataArray::new(
-        top_k(logits, top.max(1))
-            .into_iter()
-            .map(|(l, t)| LlamaTokenData::new(LlamaToken::new(t as i32), l, 0.0))
-            .collect(),
-        false,
-    );
-    best_allowed(candidates, grammar).or_else(|| {
-        let all = LlamaTokenDataArray::new(
-            logits
-                .iter()
-                .enumerate()
-                .map(|(t, &l)| LlamaTokenData::new(LlamaToken::new(t as i32), l, 0.0))
-                .collect(),
-            false,
-        );
-        best_allowed(all, grammar)
-    })
-}
-
-fn best_allowed(
-    mut arr: LlamaTokenDataArray,
-    grammar: &mut LlamaSampler,
-) -> Option<(LlamaToken, f32)> {
-    grammar.apply(&mut arr);
-    let allowed: Vec<&LlamaTokenData> = arr.data.iter().filter(|d| d.logit().is_finite()).collect();
-    let best = allowed
-        .iter()
-        .max_by(|a, b| a.logit().total_cmp(&b.logit()))?;
-    let z: f32 = allowed
-        .iter()
-        .map(|d| (d.logit() - best.logit()).exp())
-        .sum();
-    Some((best.id(), 1.0 / z))
-}
-
-/// Whether the grammar accepts end-of-generation now, i.e. the answer is complete.
-fn grammar_complete(grammar: &mut LlamaSampler, eog: LlamaToken) -> bool {
-    let mut arr = LlamaTokenDataArray::new(vec![LlamaTokenData::new(eog, 0.0, 0.0)], false);
-    grammar.apply(&mut arr);
-    arr.data[0].logit().is_finite()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn top_k_finds_the_largest_in_order() {
-        let logits = [0.5, 3.0, -1.0, 2.0, 3.0, 0.0];
-        let t = top_k(&logits, 3);
-        assert_eq!(t, vec![(3.0, 1), (3.0, 4), (2.0, 3)]);
-        assert_eq!(top_k(&logits, 10).len(), 6);
-    }
 }

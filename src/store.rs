@@ -20,6 +20,15 @@ use serde::{Deserialize, Serialize};
 use crate::pref::{HistoryEntry, Millis, Operation, Preference, PreferenceId, Status, UserId};
 use crate::schema::{DetailId, Schema};
 
+/// The tables of one write transaction.
+struct Tables<'t> {
+    prefs: redb::Table<'t, u64, &'static [u8]>,
+    by_user: redb::Table<'t, (&'static str, &'static str, u64), ()>,
+    optouts: redb::Table<'t, (&'static str, &'static str), ()>,
+    history: redb::Table<'t, (&'static str, u64), &'static [u8]>,
+    meta: redb::Table<'t, &'static str, u64>,
+}
+
 /// The on-disk format this build reads and writes.
 pub const STORE_FORMAT_VERSION: u64 = 1;
 
@@ -419,91 +428,117 @@ impl Store {
         }
         let w = self.db.begin_write().map_err(|e| self.err(e))?;
         {
-            let mut prefs = w.open_table(PREFS).map_err(|e| self.err(e))?;
-            let mut idx = w.open_table(BY_USER).map_err(|e| self.err(e))?;
-            let mut opt = w.open_table(OPTOUTS).map_err(|e| self.err(e))?;
-            let mut hist = w.open_table(HISTORY).map_err(|e| self.err(e))?;
-            let mut meta = w.open_table(META).map_err(|e| self.err(e))?;
-            let remove_lookup = |prefs: &redb::Table<u64, &[u8]>,
-                                 idx: &mut redb::Table<(&str, &str, u64), ()>,
-                                 id: u64|
-             -> Result<(), StoreError> {
-                let old = match prefs.get(id).map_err(|e| self.err(e))? {
-                    Some(v) => serde_json::from_slice::<PrefRecord>(v.value()).ok(),
-                    None => None,
-                };
-                if let Some(o) = old {
-                    idx.remove((o.user.as_str(), o.detail.as_str(), o.id))
-                        .map_err(|e| self.err(e))?;
-                }
-                Ok(())
+            let mut t = Tables {
+                prefs: w.open_table(PREFS).map_err(|e| self.err(e))?,
+                by_user: w.open_table(BY_USER).map_err(|e| self.err(e))?,
+                optouts: w.open_table(OPTOUTS).map_err(|e| self.err(e))?,
+                history: w.open_table(HISTORY).map_err(|e| self.err(e))?,
+                meta: w.open_table(META).map_err(|e| self.err(e))?,
             };
             for c in changes {
-                match c {
-                    Change::Put(p) => {
-                        remove_lookup(&prefs, &mut idx, p.id.0)?;
-                        let rec = self.encode(&p);
-                        let bytes = serde_json::to_vec(&rec).expect("records serialise");
-                        prefs
-                            .insert(p.id.0, bytes.as_slice())
-                            .map_err(|e| self.err(e))?;
-                        idx.insert((rec.user.as_str(), rec.detail.as_str(), rec.id), ())
-                            .map_err(|e| self.err(e))?;
-                    }
-                    Change::Delete(id) => {
-                        remove_lookup(&prefs, &mut idx, id.0)?;
-                        prefs.remove(id.0).map_err(|e| self.err(e))?;
-                    }
-                    Change::History(user, h) => {
-                        let seq = meta
-                            .get("next_seq")
-                            .map_err(|e| self.err(e))?
-                            .map(|v| v.value())
-                            .unwrap_or(1);
-                        meta.insert("next_seq", seq + 1).map_err(|e| self.err(e))?;
-                        let rec = HistRecord {
-                            time: h.time.0,
-                            op: h.op.as_str().to_string(),
-                            category: h.category,
-                            before: h.before.as_ref().map(|p| self.encode(p)),
-                            after: h.after.as_ref().map(|p| self.encode(p)),
-                            sentence: h.sentence,
-                        };
-                        let bytes = serde_json::to_vec(&rec).expect("records serialise");
-                        hist.insert((user.as_str(), seq), bytes.as_slice())
-                            .map_err(|e| self.err(e))?;
-                    }
-                    Change::OptOut(user, key) => {
-                        opt.insert((user.as_str(), key.as_str()), ())
-                            .map_err(|e| self.err(e))?;
-                    }
-                    Change::OptIn(user, key) => {
-                        opt.remove((user.as_str(), key.as_str()))
-                            .map_err(|e| self.err(e))?;
-                    }
-                    Change::ScrubHistory(user, ids) => {
-                        let u = user.as_str();
-                        let ids: BTreeSet<u64> = ids.iter().map(|i| i.0).collect();
-                        let holds = |b: &[u8]| {
-                            serde_json::from_slice::<HistRecord>(b).is_ok_and(|h| {
-                                [&h.before, &h.after]
-                                    .into_iter()
-                                    .flatten()
-                                    .any(|p| ids.contains(&p.id))
-                            })
-                        };
-                        hist.retain_in((u, 0u64)..=(u, u64::MAX), |_, v| !holds(v))
-                            .map_err(|e| self.err(e))?;
-                    }
-                    Change::ClearHistory(user) => {
-                        let u = user.as_str();
-                        hist.retain_in((u, 0u64)..=(u, u64::MAX), |_, _| false)
-                            .map_err(|e| self.err(e))?;
-                    }
-                }
+                self.apply_one(&mut t, c)?;
             }
         }
         w.commit().map_err(|e| self.err(e))
+    }
+
+    /// One change, inside [`Store::apply`]'s transaction.
+    fn apply_one(&self, t: &mut Tables<'_>, c: Change) -> Result<(), StoreError> {
+        match c {
+            Change::Put(p) => {
+                self.remove_lookup(t, p.id.0)?;
+                let rec = self.encode(&p);
+                let bytes = serde_json::to_vec(&rec).expect("records serialise");
+                t.prefs
+                    .insert(p.id.0, bytes.as_slice())
+                    .map_err(|e| self.err(e))?;
+                t.by_user
+                    .insert((rec.user.as_str(), rec.detail.as_str(), rec.id), ())
+                    .map_err(|e| self.err(e))?;
+            }
+            Change::Delete(id) => {
+                self.remove_lookup(t, id.0)?;
+                t.prefs.remove(id.0).map_err(|e| self.err(e))?;
+            }
+            Change::History(user, h) => self.append_history(t, &user, h)?,
+            Change::OptOut(user, key) => {
+                t.optouts
+                    .insert((user.as_str(), key.as_str()), ())
+                    .map_err(|e| self.err(e))?;
+            }
+            Change::OptIn(user, key) => {
+                t.optouts
+                    .remove((user.as_str(), key.as_str()))
+                    .map_err(|e| self.err(e))?;
+            }
+            Change::ScrubHistory(user, ids) => {
+                let u = user.as_str();
+                let ids: BTreeSet<u64> = ids.iter().map(|i| i.0).collect();
+                let holds = |b: &[u8]| {
+                    serde_json::from_slice::<HistRecord>(b).is_ok_and(|h| {
+                        [&h.before, &h.after]
+                            .into_iter()
+                            .flatten()
+                            .any(|p| ids.contains(&p.id))
+                    })
+                };
+                t.history
+                    .retain_in((u, 0u64)..=(u, u64::MAX), |_, v| !holds(v))
+                    .map_err(|e| self.err(e))?;
+            }
+            Change::ClearHistory(user) => {
+                let u = user.as_str();
+                t.history
+                    .retain_in((u, 0u64)..=(u, u64::MAX), |_, _| false)
+                    .map_err(|e| self.err(e))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes the lookup row of the stored preference `id`, if there is one.
+    fn remove_lookup(&self, t: &mut Tables<'_>, id: u64) -> Result<(), StoreError> {
+        let old = match t.prefs.get(id).map_err(|e| self.err(e))? {
+            Some(v) => serde_json::from_slice::<PrefRecord>(v.value()).ok(),
+            None => None,
+        };
+        if let Some(o) = old {
+            t.by_user
+                .remove((o.user.as_str(), o.detail.as_str(), o.id))
+                .map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    /// Appends one history entry under the next sequence number.
+    fn append_history(
+        &self,
+        t: &mut Tables<'_>,
+        user: &UserId,
+        h: HistoryEntry,
+    ) -> Result<(), StoreError> {
+        let seq = t
+            .meta
+            .get("next_seq")
+            .map_err(|e| self.err(e))?
+            .map(|v| v.value())
+            .unwrap_or(1);
+        t.meta
+            .insert("next_seq", seq + 1)
+            .map_err(|e| self.err(e))?;
+        let rec = HistRecord {
+            time: h.time.0,
+            op: h.op.as_str().to_string(),
+            category: h.category,
+            before: h.before.as_ref().map(|p| self.encode(p)),
+            after: h.after.as_ref().map(|p| self.encode(p)),
+            sentence: h.sentence,
+        };
+        let bytes = serde_json::to_vec(&rec).expect("records serialise");
+        t.history
+            .insert((user.as_str(), seq), bytes.as_slice())
+            .map_err(|e| self.err(e))?;
+        Ok(())
     }
 
     /// Deletes everything about a user (preferences, lookup rows, opt-outs, history) in one
@@ -560,166 +595,4 @@ fn copy<K: redb::Key + 'static, V: redb::Value + 'static>(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn pref(id: u64, user: &str, key: &str, attr: &str) -> Preference {
-        let s = Schema::embedded();
-        Preference {
-            id: PreferenceId(id),
-            user: UserId::new(user).unwrap(),
-            detail: s.detail_by_key(key).unwrap(),
-            attribute: attr.into(),
-            sentences: vec![format!("I like {attr}.")],
-            status: Status::Active,
-            confidence: 0.9,
-            created: Millis(1),
-            updated: Millis(2),
-            last_recalled: None,
-            replaces: None,
-        }
-    }
-
-    fn open(dir: &Path) -> Store {
-        Store::open(&dir.join("s.redb"), Arc::new(Schema::embedded())).unwrap()
-    }
-
-    #[test]
-    fn round_trip_order_isolation_and_reopen() {
-        let dir = tempfile::tempdir().unwrap();
-        let s = open(dir.path());
-        let ann = UserId::new("ann").unwrap();
-        let bob = UserId::new("bob").unwrap();
-        s.apply(vec![
-            Change::Put(pref(3, "ann", "favorite_genres", "Jazz")),
-            Change::Put(pref(1, "ann", "favorite_genres", "Rock")),
-            Change::Put(pref(2, "ann", "preferred_temperature", "22 degree Celcius")),
-            Change::Put(pref(4, "bob", "favorite_genres", "Pop")),
-        ])
-        .unwrap();
-        let genres = s.schema().detail_by_key("favorite_genres").unwrap();
-        let g: Vec<u64> = s
-            .in_category(&ann, genres)
-            .unwrap()
-            .iter()
-            .map(|p| p.id.0)
-            .collect();
-        assert_eq!(g, vec![1, 3]);
-        assert_eq!(s.list(&ann).unwrap().len(), 3);
-        assert_eq!(s.list(&bob).unwrap().len(), 1);
-        assert_eq!(
-            s.get(PreferenceId(2)).unwrap().unwrap(),
-            pref(2, "ann", "preferred_temperature", "22 degree Celcius")
-        );
-        // Replacing moves the lookup row with the category.
-        s.apply(vec![Change::Put(pref(
-            3,
-            "ann",
-            "favorite_cuisine",
-            "Italian",
-        ))])
-        .unwrap();
-        assert_eq!(s.in_category(&ann, genres).unwrap().len(), 1);
-        s.apply(vec![
-            Change::Delete(PreferenceId(1)),
-            Change::Delete(PreferenceId(99)),
-        ])
-        .unwrap();
-        drop(s);
-        let s = open(dir.path());
-        assert_eq!(
-            s.ids().unwrap(),
-            BTreeSet::from([PreferenceId(2), PreferenceId(3), PreferenceId(4)])
-        );
-        assert_eq!(s.users().unwrap(), vec![ann, bob]);
-    }
-
-    #[test]
-    fn ids_are_never_reused() {
-        let dir = tempfile::tempdir().unwrap();
-        let s = open(dir.path());
-        let a = s.allocate_ids(2).unwrap();
-        s.apply(vec![Change::Put(pref(
-            a[1].0,
-            "ann",
-            "favorite_genres",
-            "Jazz",
-        ))])
-        .unwrap();
-        s.apply(vec![Change::Delete(a[1])]).unwrap();
-        drop(s);
-        let s = open(dir.path());
-        let b = s.allocate_ids(1).unwrap();
-        assert!(b[0] > a[1]);
-    }
-
-    #[test]
-    fn garbage_and_newer_files_are_refused_untouched() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("g.redb");
-        let garbage = vec![0x5au8; 8192];
-        std::fs::write(&path, &garbage).unwrap();
-        let e = Store::open(&path, Arc::new(Schema::embedded()))
-            .err()
-            .unwrap();
-        assert!(matches!(e, StoreError::Corrupt { .. }), "{e}");
-        assert!(e.to_string().contains("g.redb"));
-        assert_eq!(std::fs::read(&path).unwrap(), garbage);
-
-        let s = open(dir.path());
-        let w = s.db.begin_write().unwrap();
-        w.open_table(META)
-            .unwrap()
-            .insert("format_version", 99)
-            .unwrap();
-        w.commit().unwrap();
-        drop(s);
-        let e = Store::open(&dir.path().join("s.redb"), Arc::new(Schema::embedded()))
-            .err()
-            .unwrap();
-        assert!(
-            matches!(e, StoreError::NewerFormat { found: 99, .. }),
-            "{e}"
-        );
-    }
-
-    #[test]
-    fn history_and_optouts_round_trip_and_forget_user_is_complete() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut s = open(dir.path());
-        let ann = UserId::new("ann").unwrap();
-        let bob = UserId::new("bob").unwrap();
-        let secret = "Zanzibar-Quokka-Jazz";
-        let p = pref(1, "ann", "favorite_genres", secret);
-        let h = HistoryEntry {
-            time: Millis(5),
-            op: Operation::Update,
-            category: "favorite_genres".into(),
-            before: Some(pref(7, "ann", "favorite_genres", "Rock")),
-            after: Some(p.clone()),
-            sentence: Some(format!("I love {secret}.")),
-        };
-        s.apply(vec![
-            Change::Put(p),
-            Change::History(ann.clone(), h.clone()),
-            Change::OptOut(ann.clone(), "music".into()),
-            Change::Put(pref(2, "bob", "favorite_genres", "Pop")),
-            Change::OptOut(bob.clone(), "parking".into()),
-        ])
-        .unwrap();
-        assert_eq!(s.history(&ann).unwrap(), vec![h]);
-        assert_eq!(s.optouts(&ann).unwrap(), vec!["music".to_string()]);
-        assert_eq!(s.forget_user(&ann).unwrap(), vec![PreferenceId(1)]);
-        assert!(s.list(&ann).unwrap().is_empty());
-        assert!(s.history(&ann).unwrap().is_empty());
-        assert!(s.optouts(&ann).unwrap().is_empty());
-        assert_eq!(s.list(&bob).unwrap().len(), 1);
-        assert_eq!(s.optouts(&bob).unwrap(), vec!["parking".to_string()]);
-        s.compact().unwrap();
-        let bytes = std::fs::read(dir.path().join("s.redb")).unwrap();
-        assert!(!bytes.windows(secret.len()).any(|w| w == secret.as_bytes()));
-        assert_eq!(s.list(&bob).unwrap().len(), 1);
-        drop(s);
-        assert_eq!(open(dir.path()).list(&bob).unwrap().len(), 1);
-    }
-}
+mod tests;

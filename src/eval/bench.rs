@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::carmem::{self, EvalError, EvalUser};
+use super::carmem::{self, Entry, EvalError, EvalUser};
 use super::metrics::quantile;
 use crate::config::Config;
 use crate::memory::{Extracted, Memory, MemoryError, Models, NewPreference};
@@ -160,108 +160,20 @@ pub fn quick(cfg: &Config, opts: &QuickOptions) -> Result<Value, EvalError> {
         path: std::env::temp_dir().display().to_string(),
         source,
     })?;
-    let dir = scratch.path().join("data");
     let models = Models::load(cfg)?;
-    let user = bench_user();
-    let memory = populate(&dir, cfg, &models, 100)?;
-
-    // Embedder and recall, on the same utterances; one warm-up pass first.
-    for u in UTTERANCES {
-        memory.recall(&user, u, cfg.recall.k)?;
-    }
-    let (mut embed, mut recall) = (Vec::new(), Vec::new());
-    for _ in 0..opts.rounds.max(1) {
-        for u in UTTERANCES {
-            let (r, ms) = time_ms(|| models.embed(vec![u.to_string()]));
-            r?;
-            embed.push(ms);
-            let (r, ms) = time_ms(|| memory.recall(&user, u, cfg.recall.k));
-            r?;
-            recall.push(ms);
-        }
-    }
-
-    // Extraction of each built-in conversation (answer cache cleared: the model is measured),
-    // and llama.cpp's raw cost for the same request's own tokens.
+    let memory = populate(&scratch.path().join("data"), cfg, &models, 100)?;
+    let (embed, recall) = time_recall(cfg, &models, &memory, opts.rounds)?;
     let users = conversations(models.schema())?;
-    let entries: Vec<_> = users
+    let entries: Vec<&Entry> = users
         .iter()
         .flat_map(|u| &u.entries)
         .take(opts.conversations.max(1))
         .collect();
-    let all = models.schema().all_details();
-    let llm = models.load_llm()?;
-    models.warm_up()?;
-    let (mut extract, mut raw) = (Vec::new(), Vec::new());
-    let mut maintain = Vec::new();
-    for e in &entries {
-        models.clear_answer_cache();
-        let (x, ms) = time_ms(|| models.extract(&e.conversation, &all));
-        let x = x?;
-        if x.offered.is_empty() {
-            continue;
-        }
-        extract.push(ms);
-        let request = models.extraction_request(&e.conversation.user_sentences(), &x.offered);
-        let cost = llm
-            .raw_cost(request, x.decoded_tokens)
-            .map_err(MemoryError::from)?;
-        raw.push(cost.prompt_ms + cost.decode_ms);
-    }
-    // One maintenance decision per conversation: its preference is stored, then the user
-    // restates it (the CarMem `equal` question) and the decision is timed, not applied.
-    for e in &entries {
-        memory.import(
-            &user,
-            vec![NewPreference {
-                detail: e.detail,
-                attribute: e.attribute.clone(),
-                sentences: vec![e.conversation.user_sentences().join(" ")],
-            }],
-        )?;
-        let incoming = Extracted {
-            detail: e.detail,
-            attribute: e.attribute.clone(),
-            sentence: e.equal.clone(),
-            confidence: 1.0,
-        };
-        let (d, ms) = time_ms(|| memory.decide(&user, &incoming));
-        d?;
-        maintain.push(ms);
-    }
+    let (extract, raw) = time_extraction(&models, &entries)?;
+    let maintain = time_maintenance(&memory, &entries)?;
     let peak = peak_rss_mb().unwrap_or(0.0);
     drop(memory);
-
-    // Cold start: a whole `glovebox recall` process on a data directory that holds 100
-    // preferences (files in the page cache, as on a head unit that has run before).
-    let cold_dir = scratch.path().join("cold");
-    drop(populate(&cold_dir, cfg, &models, 100)?);
-    let mut cold = Vec::new();
-    for _ in 0..3 {
-        let (out, ms) = time_ms(|| {
-            let mut c = Command::new(opts.exe);
-            if let Some(p) = opts.config {
-                c.arg("--config").arg(p);
-            }
-            c.arg("--data-dir")
-                .arg(&cold_dir)
-                .arg("--models")
-                .arg(&cfg.models.dir)
-                .args(["recall", "--user", "bench", UTTERANCES[0]])
-                .output()
-        });
-        let out = out.map_err(|e| EvalError::Run {
-            exe: opts.exe.display().to_string(),
-            problem: e.to_string(),
-        })?;
-        if !out.status.success() {
-            return Err(EvalError::Run {
-                exe: opts.exe.display().to_string(),
-                problem: String::from_utf8_lossy(&out.stderr).trim().to_string(),
-            });
-        }
-        cold.push(ms);
-    }
+    let cold = time_cold_start(cfg, opts, &models, &scratch.path().join("cold"))?;
 
     let p50 = |v: &[f64]| quantile(v, 0.5);
     let (recall_ms, embed_ms) = (p50(&recall), p50(&embed));
@@ -298,6 +210,120 @@ pub fn quick(cfg: &Config, opts: &QuickOptions) -> Result<Value, EvalError> {
             "peak_rss": peak <= PEAK_RSS_MB,
         },
     }))
+}
+
+/// Embedder and recall latencies on the same utterances, after one warm-up pass.
+fn time_recall(
+    cfg: &Config,
+    models: &Models,
+    memory: &Memory,
+    rounds: usize,
+) -> Result<(Vec<f64>, Vec<f64>), EvalError> {
+    let user = bench_user();
+    for u in UTTERANCES {
+        memory.recall(&user, u, cfg.recall.k)?;
+    }
+    let (mut embed, mut recall) = (Vec::new(), Vec::new());
+    for _ in 0..rounds.max(1) {
+        for u in UTTERANCES {
+            let (r, ms) = time_ms(|| models.embed(vec![u.to_string()]));
+            r?;
+            embed.push(ms);
+            let (r, ms) = time_ms(|| memory.recall(&user, u, cfg.recall.k));
+            r?;
+            recall.push(ms);
+        }
+    }
+    Ok((embed, recall))
+}
+
+/// Extraction of each conversation (answer cache cleared: the model is measured), and
+/// llama.cpp's raw cost for the same request's own tokens.
+fn time_extraction(models: &Models, entries: &[&Entry]) -> Result<(Vec<f64>, Vec<f64>), EvalError> {
+    let all = models.schema().all_details();
+    let llm = models.load_llm()?;
+    models.warm_up()?;
+    let (mut extract, mut raw) = (Vec::new(), Vec::new());
+    for e in entries {
+        models.clear_answer_cache();
+        let (x, ms) = time_ms(|| models.extract(&e.conversation, &all));
+        let x = x?;
+        if x.offered.is_empty() {
+            continue;
+        }
+        extract.push(ms);
+        let request = models.extraction_request(&e.conversation.user_sentences(), &x.offered);
+        let cost = llm
+            .raw_cost(request, x.decoded_tokens)
+            .map_err(MemoryError::from)?;
+        raw.push(cost.prompt_ms + cost.decode_ms);
+    }
+    Ok((extract, raw))
+}
+
+/// One maintenance decision per conversation: its preference is stored, then the user
+/// restates it (the CarMem `equal` question) and the decision is timed, not applied.
+fn time_maintenance(memory: &Memory, entries: &[&Entry]) -> Result<Vec<f64>, EvalError> {
+    let user = bench_user();
+    let mut maintain = Vec::new();
+    for e in entries {
+        memory.import(
+            &user,
+            vec![NewPreference {
+                detail: e.detail,
+                attribute: e.attribute.clone(),
+                sentences: vec![e.conversation.user_sentences().join(" ")],
+            }],
+        )?;
+        let incoming = Extracted {
+            detail: e.detail,
+            attribute: e.attribute.clone(),
+            sentence: e.equal.clone(),
+            confidence: 1.0,
+        };
+        let (d, ms) = time_ms(|| memory.decide(&user, &incoming));
+        d?;
+        maintain.push(ms);
+    }
+    Ok(maintain)
+}
+
+/// Cold start: a whole `glovebox recall` process on a data directory `dir` that holds 100
+/// preferences (files in the page cache, as on a head unit that has run before), three times.
+fn time_cold_start(
+    cfg: &Config,
+    opts: &QuickOptions,
+    models: &Arc<Models>,
+    dir: &Path,
+) -> Result<Vec<f64>, EvalError> {
+    drop(populate(dir, cfg, models, 100)?);
+    let mut cold = Vec::new();
+    for _ in 0..3 {
+        let (out, ms) = time_ms(|| {
+            let mut c = Command::new(opts.exe);
+            if let Some(p) = opts.config {
+                c.arg("--config").arg(p);
+            }
+            c.arg("--data-dir")
+                .arg(dir)
+                .arg("--models")
+                .arg(&cfg.models.dir)
+                .args(["recall", "--user", "bench", UTTERANCES[0]])
+                .output()
+        });
+        let out = out.map_err(|e| EvalError::Run {
+            exe: opts.exe.display().to_string(),
+            problem: e.to_string(),
+        })?;
+        if !out.status.success() {
+            return Err(EvalError::Run {
+                exe: opts.exe.display().to_string(),
+                problem: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+            });
+        }
+        cold.push(ms);
+    }
+    Ok(cold)
 }
 
 /// The quick run's figures as a table, each beside its budget.

@@ -1,164 +1,27 @@
-//! The socket protocol: newline-delimited JSON. A request line is parsed into a typed
-//! [`Request`] here, and every error a client can see is made here, with a stable code.
-//! `docs/protocol.md` is the reference for clients.
+//! The socket protocol: newline-delimited JSON. A request line is parsed here into the
+//! connection's `hello` or a typed `ops::Request` (errors in the line itself get their stable
+//! code here; errors of running a request are made in `ops::error`), and response lines are
+//! written here. `docs/protocol.md` is the reference for clients.
 
-use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::conversation::Conversation;
-use crate::memory::MemoryError;
+pub use crate::ops::PROTOCOL_VERSION;
+use crate::ops::{Code, ForgetSpec, OpError, Request};
 use crate::pref::UserId;
 
-/// The protocol version this server speaks.
-pub const PROTOCOL_VERSION: u64 = 1;
-
-/// Stable error codes (the `code` of an error response).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Code {
-    BadJson,
-    BadUtf8,
-    LineTooLong,
-    TruncatedLine,
-    BadRequest,
-    UnknownOp,
-    UnsupportedVersion,
-    HelloRequired,
-    UnknownCategory,
-    BadConversation,
-    NotFound,
-    NotPending,
-    Busy,
-    Timeout,
-    Forbidden,
-    ModelMissing,
-    Internal,
-}
-
-/// An error as the client sees it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct WireError {
-    pub code: Code,
-    pub message: String,
-}
-
-impl WireError {
-    pub fn new(code: Code, message: impl Into<String>) -> WireError {
-        WireError {
-            code,
-            message: message.into(),
-        }
-    }
-}
-
-/// The one place runtime errors become wire errors.
-impl From<&MemoryError> for WireError {
-    fn from(e: &MemoryError) -> WireError {
-        use crate::llm::LlmError;
-        use crate::worker::WorkerError;
-        let code = match e {
-            MemoryError::Schema(crate::schema::SchemaError::UnknownCategory(_)) => {
-                Code::UnknownCategory
-            }
-            MemoryError::Conversation(_) => Code::BadConversation,
-            MemoryError::NotFound { .. } => Code::NotFound,
-            MemoryError::NotPending { .. } => Code::NotPending,
-            MemoryError::Llm(LlmError::Busy(_)) | MemoryError::Worker(WorkerError::Busy(..)) => {
-                Code::Busy
-            }
-            MemoryError::Llm(LlmError::MissingModel(_)) => Code::ModelMissing,
-            MemoryError::Embed(e) if e.to_string().contains("models/fetch") => Code::ModelMissing,
-            _ => Code::Internal,
-        };
-        WireError::new(code, e.to_string())
-    }
-}
-
-/// What `forget` removes.
+/// What one request line asks for: the connection's `hello`, or an operation.
 #[derive(Debug, Clone, PartialEq)]
-pub enum ForgetSpec {
-    Id(u64),
-    Category(String),
-    All,
+pub enum Message {
+    Hello { version: u64 },
+    Op(Request),
 }
 
-/// A request's operation with its checked arguments.
+/// A parsed request line.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Op {
-    Hello {
-        version: u64,
-    },
-    Remember {
-        user: UserId,
-        conversation: Conversation,
-    },
-    Recall {
-        user: UserId,
-        text: String,
-        k: Option<usize>,
-    },
-    List {
-        user: UserId,
-    },
-    History {
-        user: UserId,
-    },
-    Forget {
-        user: UserId,
-        what: ForgetSpec,
-    },
-    OptOut {
-        user: UserId,
-        category: String,
-    },
-    OptIn {
-        user: UserId,
-        category: String,
-    },
-    Export {
-        user: UserId,
-    },
-    Confirm {
-        user: UserId,
-        preference: u64,
-    },
-    Reject {
-        user: UserId,
-        preference: u64,
-    },
-    Status,
-}
-
-impl Op {
-    /// The operation's name on the wire.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Op::Hello { .. } => "hello",
-            Op::Remember { .. } => "remember",
-            Op::Recall { .. } => "recall",
-            Op::List { .. } => "list",
-            Op::History { .. } => "history",
-            Op::Forget { .. } => "forget",
-            Op::OptOut { .. } => "optout",
-            Op::OptIn { .. } => "optin",
-            Op::Export { .. } => "export",
-            Op::Confirm { .. } => "confirm",
-            Op::Reject { .. } => "reject",
-            Op::Status => "status",
-        }
-    }
-
-    /// Whether the operation needs the LLM (and so waits in the bounded model queue).
-    pub fn uses_llm(&self) -> bool {
-        matches!(self, Op::Remember { .. })
-    }
-}
-
-/// A parsed request.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Request {
+pub struct Incoming {
     pub id: u64,
-    pub op: Op,
+    pub message: Message,
 }
 
 /// Every operation name, for the `unknown_op` message.
@@ -167,30 +30,30 @@ pub const OPS: [&str; 12] = [
     "confirm", "reject", "status",
 ];
 
-fn field<'a>(obj: &'a Map<String, Value>, name: &str) -> Result<&'a Value, WireError> {
+fn field<'a>(obj: &'a Map<String, Value>, name: &str) -> Result<&'a Value, OpError> {
     obj.get(name)
-        .ok_or_else(|| WireError::new(Code::BadRequest, format!("missing field \"{name}\"")))
+        .ok_or_else(|| OpError::new(Code::BadRequest, format!("missing field \"{name}\"")))
 }
 
-fn string(obj: &Map<String, Value>, name: &str) -> Result<String, WireError> {
+fn string(obj: &Map<String, Value>, name: &str) -> Result<String, OpError> {
     field(obj, name)?
         .as_str()
         .map(str::to_string)
         .ok_or_else(|| {
-            WireError::new(
+            OpError::new(
                 Code::BadRequest,
                 format!("field \"{name}\" must be a string"),
             )
         })
 }
 
-fn user(obj: &Map<String, Value>) -> Result<UserId, WireError> {
-    UserId::new(string(obj, "user")?).map_err(|e| WireError::new(Code::BadRequest, e.to_string()))
+fn user(obj: &Map<String, Value>) -> Result<UserId, OpError> {
+    UserId::new(string(obj, "user")?).map_err(|e| OpError::new(Code::BadRequest, e.to_string()))
 }
 
-fn uint(v: &Value, name: &str) -> Result<u64, WireError> {
+fn uint(v: &Value, name: &str) -> Result<u64, OpError> {
     v.as_u64().ok_or_else(|| {
-        WireError::new(
+        OpError::new(
             Code::BadRequest,
             format!("field \"{name}\" must be a non-negative integer"),
         )
@@ -199,74 +62,69 @@ fn uint(v: &Value, name: &str) -> Result<u64, WireError> {
 
 /// Parses one request line (without its newline). On error, returns the request's id when it
 /// could be read, so the error response can carry it.
-pub fn parse(line: &[u8]) -> Result<Request, (Option<u64>, WireError)> {
+pub fn parse(line: &[u8]) -> Result<Incoming, (Option<u64>, OpError)> {
     let text = std::str::from_utf8(line).map_err(|e| {
         (
             None,
-            WireError::new(Code::BadUtf8, format!("request is not valid UTF-8: {e}")),
+            OpError::new(Code::BadUtf8, format!("request is not valid UTF-8: {e}")),
         )
     })?;
     let v: Value = serde_json::from_str(text).map_err(|e| {
         (
             None,
-            WireError::new(Code::BadJson, format!("request is not valid JSON: {e}")),
+            OpError::new(Code::BadJson, format!("request is not valid JSON: {e}")),
         )
     })?;
     let obj = v.as_object().ok_or_else(|| {
         (
             None,
-            WireError::new(Code::BadRequest, "a request is a JSON object"),
+            OpError::new(Code::BadRequest, "a request is a JSON object"),
         )
     })?;
     let id = obj.get("id").and_then(Value::as_u64).ok_or_else(|| {
         (
             None,
-            WireError::new(
+            OpError::new(
                 Code::BadRequest,
                 "field \"id\" (a non-negative integer) is required",
             ),
         )
     })?;
-    let op = parse_op(obj).map_err(|e| (Some(id), e))?;
-    Ok(Request { id, op })
+    let message = parse_message(obj).map_err(|e| (Some(id), e))?;
+    Ok(Incoming { id, message })
 }
 
-fn parse_op(obj: &Map<String, Value>) -> Result<Op, WireError> {
+fn parse_message(obj: &Map<String, Value>) -> Result<Message, OpError> {
     let name = string(obj, "op")?;
-    Ok(match name.as_str() {
-        "hello" => Op::Hello {
-            version: uint(field(obj, "version")?, "version")?,
-        },
-        "remember" => Op::Remember {
+    Ok(Message::Op(match name.as_str() {
+        "hello" => {
+            return Ok(Message::Hello {
+                version: uint(field(obj, "version")?, "version")?,
+            })
+        }
+        "remember" => Request::Remember {
             user: user(obj)?,
             conversation: Conversation::from_value(field(obj, "conversation")?)
-                .map_err(|e| WireError::new(Code::BadConversation, e.to_string()))?,
+                .map_err(|e| OpError::new(Code::BadConversation, e.to_string()))?,
         },
-        "recall" => Op::Recall {
+        "recall" => Request::Recall {
             user: user(obj)?,
             text: string(obj, "text")?,
+            // At least 1 and at most ops::MAX_K: checked where the request runs.
             k: match obj.get("k") {
                 None | Some(Value::Null) => None,
-                Some(v) => match uint(v, "k")? {
-                    0 => {
-                        return Err(WireError::new(
-                            Code::BadRequest,
-                            "field \"k\" must be at least 1",
-                        ))
-                    }
-                    k => Some(k.min(1000) as usize),
-                },
+                Some(v) => Some(usize::try_from(uint(v, "k")?).unwrap_or(usize::MAX)),
             },
         },
-        "list" => Op::List { user: user(obj)? },
-        "history" => Op::History { user: user(obj)? },
-        "export" => Op::Export { user: user(obj)? },
+        "list" => Request::List { user: user(obj)? },
+        "history" => Request::History { user: user(obj)? },
+        "export" => Request::Export { user: user(obj)? },
         // Like forget, the preference is named by "preference_id" ("id" is the request's).
-        "confirm" => Op::Confirm {
+        "confirm" => Request::Confirm {
             user: user(obj)?,
             preference: uint(field(obj, "preference_id")?, "preference_id")?,
         },
-        "reject" => Op::Reject {
+        "reject" => Request::Reject {
             user: user(obj)?,
             preference: uint(field(obj, "preference_id")?, "preference_id")?,
         },
@@ -284,29 +142,29 @@ fn parse_op(obj: &Map<String, Value>) -> Result<Op, WireError> {
                 ["preference_id"] => ForgetSpec::Id(uint(&obj["preference_id"], "preference_id")?),
                 ["category"] => ForgetSpec::Category(string(obj, "category")?),
                 ["all"] if obj["all"] == Value::Bool(true) => ForgetSpec::All,
-                _ => return Err(WireError::new(
+                _ => return Err(OpError::new(
                     Code::BadRequest,
                     "forget takes exactly one of \"preference_id\", \"category\" or \"all\": true",
                 )),
             };
-            Op::Forget { user: u, what }
+            Request::Forget { user: u, what }
         }
-        "optout" => Op::OptOut {
+        "optout" => Request::OptOut {
             user: user(obj)?,
             category: string(obj, "category")?,
         },
-        "optin" => Op::OptIn {
+        "optin" => Request::OptIn {
             user: user(obj)?,
             category: string(obj, "category")?,
         },
-        "status" => Op::Status,
+        "status" => Request::Status,
         other => {
-            return Err(WireError::new(
+            return Err(OpError::new(
                 Code::UnknownOp,
                 format!("unknown op {other:?}; known: {}", OPS.join(", ")),
             ))
         }
-    })
+    }))
 }
 
 /// A success response line (without newline).
@@ -315,7 +173,7 @@ pub fn ok(id: u64, result: Value) -> String {
 }
 
 /// An error response line (without newline); `id` is null when the request's id is unknown.
-pub fn error(id: Option<u64>, e: &WireError) -> String {
+pub fn error(id: Option<u64>, e: &OpError) -> String {
     json!({ "id": id, "error": e }).to_string()
 }
 
@@ -333,24 +191,27 @@ mod tests {
         let r =
             parse(br#"{"id": 7, "op": "recall", "user": "ann", "text": "cold", "k": 3}"#).unwrap();
         assert_eq!(r.id, 7);
-        assert!(matches!(r.op, Op::Recall { k: Some(3), .. }));
+        assert!(matches!(
+            r.message,
+            Message::Op(Request::Recall { k: Some(3), .. })
+        ));
         let r = parse(br#"{"id": 1, "op": "remember", "user": "ann", "conversation": [{"role": "user", "text": "I like jazz."}]}"#).unwrap();
-        assert!(r.op.uses_llm());
+        assert!(matches!(r.message, Message::Op(ref op) if op.uses_llm()));
         let r = parse(br#"{"id": 2, "op": "forget", "user": "ann", "preference_id": 9}"#).unwrap();
         assert!(matches!(
-            r.op,
-            Op::Forget {
+            r.message,
+            Message::Op(Request::Forget {
                 what: ForgetSpec::Id(9),
                 ..
-            }
+            })
         ));
         let r = parse(br#"{"id": 2, "op": "forget", "user": "ann", "all": true}"#).unwrap();
         assert_eq!(
-            r.op,
-            Op::Forget {
+            r.message,
+            Message::Op(Request::Forget {
                 user: UserId::new("ann").unwrap(),
                 what: ForgetSpec::All
-            }
+            })
         );
     }
 
@@ -366,10 +227,6 @@ mod tests {
         );
         assert_eq!(
             code(r#"{"id": 3, "op": "recall", "user": "a"}"#),
-            (Some(3), Code::BadRequest)
-        );
-        assert_eq!(
-            code(r#"{"id": 3, "op": "recall", "user": "a", "text": "x", "k": 0}"#),
             (Some(3), Code::BadRequest)
         );
         assert_eq!(
@@ -395,31 +252,16 @@ mod tests {
         let r =
             parse(br#"{"id": 3, "op": "confirm", "user": "ann", "preference_id": 12}"#).unwrap();
         assert_eq!(
-            r.op,
-            Op::Confirm {
+            r.message,
+            Message::Op(Request::Confirm {
                 user: UserId::new("ann").unwrap(),
                 preference: 12
-            }
+            })
         );
         let r = parse(br#"{"id": 4, "op": "reject", "user": "ann", "preference_id": 5}"#).unwrap();
-        assert_eq!(r.op.name(), "reject");
-        assert!(!r.op.uses_llm());
-    }
-
-    #[test]
-    fn memory_errors_map_to_stable_codes() {
-        let id = crate::pref::PreferenceId(9);
-        let nf = MemoryError::NotFound {
-            user: "ann".into(),
-            id,
-        };
-        assert_eq!(WireError::from(&nf).code, Code::NotFound);
-        let np = MemoryError::NotPending {
-            user: "ann".into(),
-            id,
-        };
-        let w = WireError::from(&np);
-        assert_eq!(w.code, Code::NotPending);
-        assert!(w.message.contains("not pending"), "{}", w.message);
+        assert!(matches!(
+            r.message,
+            Message::Op(Request::Reject { preference: 5, .. })
+        ));
     }
 }

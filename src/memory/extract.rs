@@ -817,12 +817,22 @@ mod tests {
         // Two preference sentences offer one category each, each with its own sentence.
         let mut music = vec![0.0f32; n];
         music[genres.index()] = 0.6;
-        let got = offers(&s, &[row, music], &[true, true], &all, 0.3, 0.0, 1, 3);
+        let both = [row, music];
+        let got = offers(&s, &both, &[true, true], &all, 0.3, 0.25, 1, 3);
         assert_eq!(
             got.iter().map(|c| (c.detail, c.sentence)).collect::<Vec<_>>(),
             vec![(temp, 0), (genres, 1)]
         );
         assert_eq!(by_sentence(&got).len(), 2);
+        // A sentence far less clearly about its category than the strongest one offers nothing.
+        let got = offers(&s, &both, &[true, true], &all, 0.3, 0.1, 1, 3);
+        assert_eq!(got.len(), 1);
+        // When the strongest sentence is about an opted-out category, the weaker one stays
+        // silent too (it cannot smuggle in a neighbour).
+        let mut no_temp = all.clone();
+        no_temp.remove(temp);
+        no_temp.remove(fan);
+        assert!(offers(&s, &both, &[true, true], &no_temp, 0.3, 0.1, 1, 3).is_empty());
     }
 
     #[test]

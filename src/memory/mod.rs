@@ -7,6 +7,7 @@
 //! (a crash between the two writes), opening rebuilds it from redb.
 
 pub mod confidence;
+pub mod export;
 pub mod extract;
 pub mod gate;
 pub mod maintain;

@@ -1,8 +1,11 @@
 //! Integration tests: the real models, the real redb and usearch files in a temp dir, the real
 //! binary. One test binary; modules by area.
 
+#[cfg(feature = "harness")]
 mod bench;
 mod common;
+mod dispatch;
+#[cfg(feature = "harness")]
 mod eval;
 mod extraction;
 mod pending;

@@ -1,11 +1,32 @@
 //! Issue 6: opt-out, export → forget → import, compaction leaving nothing forgotten on disk,
 //! and isolation between users.
 
-use glovebox::ipc::export::{export, import};
-use glovebox::memory::{ForgetWhat, NewPreference};
+use glovebox::memory::{ForgetWhat, Memory, NewPreference};
+use glovebox::ops::{self, OpError, Reply, Request};
+use glovebox::pref::UserId;
+use serde_json::Value;
 use tempfile::tempdir;
 
 use crate::common::{open, user};
+/// The export document, as `export` answers it.
+fn export(m: &Memory, who: &UserId) -> Result<Value, OpError> {
+    match ops::execute(m, Request::Export { user: who.clone() })? {
+        Reply::Exported(doc) => Ok(doc),
+        other => panic!("export answered {other:?}"),
+    }
+}
+
+/// How many preferences `import` stored.
+fn import(m: &Memory, who: &UserId, doc: &Value) -> Result<usize, OpError> {
+    let request = Request::Import {
+        user: who.clone(),
+        document: doc.clone(),
+    };
+    match ops::execute(m, request)? {
+        Reply::Imported { imported } => Ok(imported),
+        other => panic!("import answered {other:?}"),
+    }
+}
 
 fn music_conversation() -> glovebox::conversation::Conversation {
     let p =

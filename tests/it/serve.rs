@@ -11,9 +11,9 @@ use tempfile::TempDir;
 
 use crate::common::models_dir;
 
-struct Server {
+pub struct Server {
     child: Child,
-    socket: PathBuf,
+    pub socket: PathBuf,
     dir: PathBuf,
 }
 
@@ -24,7 +24,7 @@ impl Drop for Server {
     }
 }
 
-fn start(tmp: &TempDir, extra_config: &str) -> Server {
+pub fn start(tmp: &TempDir, extra_config: &str) -> Server {
     let dir = tmp.path().join("data");
     let socket = tmp.path().join("gb.sock");
     let cfg = tmp.path().join("glovebox.toml");
@@ -61,7 +61,7 @@ fn start(tmp: &TempDir, extra_config: &str) -> Server {
     s
 }
 
-struct Client {
+pub struct Client {
     rd: BufReader<UnixStream>,
     wr: UnixStream,
 }
@@ -76,7 +76,7 @@ impl Client {
         }
     }
 
-    fn connect(path: &Path) -> Client {
+    pub fn connect(path: &Path) -> Client {
         let mut c = Client::raw(path);
         let r = c.call(json!({"id": 0, "op": "hello", "version": 1}));
         assert_eq!(r["ok"]["version"], 1, "{r}");
@@ -98,7 +98,7 @@ impl Client {
         serde_json::from_str(&line).unwrap()
     }
 
-    fn call(&mut self, v: Value) -> Value {
+    pub fn call(&mut self, v: Value) -> Value {
         self.send(v);
         self.recv()
     }

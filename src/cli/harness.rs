@@ -1,0 +1,226 @@
+//! The benchmark harnesses on the command line (`glovebox eval`, `glovebox bench`); built only
+//! with the `harness` feature, so the head unit's binary has none of them.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use clap::Subcommand;
+
+use super::Output;
+use crate::config::Config;
+
+#[derive(Debug, Subcommand)]
+pub enum EvalCommand {
+    /// The CarMem protocol (extraction in and out of schema, maintenance, retrieval).
+    Carmem {
+        /// CarMem JSONL file, one user per line (e.g. ../shared/carmem/dev.jsonl).
+        #[arg(long, value_name = "FILE")]
+        data: PathBuf,
+        /// Only the first N users.
+        #[arg(long)]
+        users: Option<usize>,
+        /// Write one JSON line per scored item (input, expected, got).
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// Utterances no stored preference serves (KVRET JSON: the weather and schedule driver
+        /// turns; or one per line), for recall's relevance gate.
+        #[arg(long, value_name = "FILE")]
+        unrelated: Option<PathBuf>,
+        /// Write the relevance model fitted on every user here (config/relevance.json ships).
+        #[arg(long, value_name = "FILE")]
+        write_relevance: Option<PathBuf>,
+    },
+    /// Test cases (JSON lines: conversation, expect, tag): false memories, preference
+    /// recall and precision, value accuracy, each case in a fresh memory.
+    Cases {
+        /// The cases file (e.g. tests/cases/no-preference.jsonl).
+        #[arg(long, value_name = "FILE")]
+        data: PathBuf,
+        /// Write one JSON line per case (expected, stored).
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Train the preference gate on development data and report it cross-validated.
+    Gate {
+        /// CarMem JSONL file (e.g. ../shared/carmem/dev.jsonl).
+        #[arg(long, value_name = "FILE")]
+        carmem: PathBuf,
+        /// KVRET JSON file (e.g. ../shared/kvret/dev.json).
+        #[arg(long, value_name = "FILE")]
+        kvret: PathBuf,
+        /// VehicleMemBench history folder: its household chat lines are negatives too.
+        #[arg(long, value_name = "DIR")]
+        vmb: Option<PathBuf>,
+        /// Cross-validation folds (by CarMem user, KVRET dialogue and history file).
+        #[arg(long, default_value_t = 5)]
+        folds: usize,
+        /// The threshold the written gate passes sentences at.
+        #[arg(long, default_value_t = 0.5)]
+        threshold: f32,
+        /// Hidden units (0: logistic regression on the sentence embedding).
+        #[arg(long, default_value_t = 32)]
+        hidden: usize,
+        /// Write the gate fitted on all of the data here (config/gate.json ships).
+        #[arg(long, value_name = "FILE")]
+        write: Option<PathBuf>,
+        /// Write one JSON line per sentence with its cross-validated probability.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+}
+
+/// `glovebox eval ...`.
+pub fn eval(cfg: Config, command: EvalCommand, out: Output) -> Result<()> {
+    match command {
+        EvalCommand::Carmem {
+            data,
+            users,
+            out: rows,
+            unrelated,
+            write_relevance,
+        } => eval_carmem(
+            cfg,
+            (&data, users, unrelated.as_deref()),
+            (rows.as_deref(), write_relevance.as_deref()),
+            out,
+        ),
+        EvalCommand::Cases { data, out: rows } => eval_cases(cfg, &data, rows.as_deref(), out),
+        EvalCommand::Gate {
+            carmem,
+            kvret,
+            vmb,
+            folds,
+            threshold,
+            hidden,
+            write,
+            out: rows,
+        } => eval_gate(
+            cfg,
+            (&carmem, &kvret, vmb.as_deref()),
+            (folds, threshold, hidden),
+            (write.as_deref(), rows.as_deref()),
+            out,
+        ),
+    }
+}
+
+/// `glovebox bench`: the quick latency run (benches/README.md).
+pub fn bench(
+    cfg: &Config,
+    config_file: Option<&Path>,
+    rounds: usize,
+    conversations: usize,
+    out: Output,
+) -> Result<()> {
+    let exe = std::env::current_exe().context("cannot find the glovebox executable")?;
+    let opts = crate::eval::bench::QuickOptions {
+        exe: &exe,
+        config: config_file,
+        rounds,
+        conversations,
+    };
+    let report = crate::eval::bench::quick(cfg, &opts)?;
+    out.print_value(&report, || crate::eval::bench::table(&report));
+    Ok(())
+}
+
+/// The rows file an evaluation writes one JSON line per scored item to, when asked for.
+fn rows_file(path: Option<&Path>) -> Result<Option<std::io::BufWriter<std::fs::File>>> {
+    path.map(|p| {
+        std::fs::File::create(p)
+            .map(std::io::BufWriter::new)
+            .with_context(|| format!("cannot create {}", p.display()))
+    })
+    .transpose()
+}
+
+/// Writes a model fitted by an evaluation as one line of JSON.
+fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
+    let text = serde_json::to_string(value).context("cannot encode the model")?;
+    std::fs::write(path, text + "\n").with_context(|| format!("cannot write {}", path.display()))
+}
+
+fn eval_carmem(
+    cfg: Config,
+    (data, users, unrelated): (&Path, Option<usize>, Option<&Path>),
+    (rows, write_relevance): (Option<&Path>, Option<&Path>),
+    out: Output,
+) -> Result<()> {
+    use crate::eval::{carmem, relevance};
+    let models = crate::memory::Models::load(&cfg)?;
+    let dataset = carmem::load(data, models.schema(), users)?;
+    if dataset.is_empty() {
+        bail!("{} holds no users", data.display());
+    }
+    let unrelated = match unrelated {
+        Some(p) => relevance::load_unrelated(p)?,
+        None => Vec::new(),
+    };
+    let mut file = rows_file(rows)?;
+    let (report, tally) = carmem::run(
+        &models,
+        &cfg,
+        &dataset,
+        &unrelated,
+        file.as_mut().map(|f| f as &mut dyn Write),
+        std::io::IsTerminal::is_terminal(&std::io::stderr()),
+    )?;
+    if let Some(f) = file.as_mut() {
+        f.flush().context("cannot write the results file")?;
+    }
+    if let Some(p) = write_relevance {
+        let threshold = models.relevance().threshold;
+        write_json(p, &relevance::fit_all(&tally.relevance, threshold, cfg.recall.k))?;
+    }
+    out.print_value(&report, || carmem::table(&report));
+    Ok(())
+}
+
+fn eval_cases(cfg: Config, data: &Path, rows: Option<&Path>, out: Output) -> Result<()> {
+    use crate::eval::cases;
+    let models = crate::memory::Models::load(&cfg)?;
+    let list = cases::load(data, models.schema())?;
+    let mut file = rows_file(rows)?;
+    let report = cases::run(
+        &models,
+        &cfg,
+        &list,
+        file.as_mut().map(|f| f as &mut dyn Write),
+    )?;
+    if let Some(f) = file.as_mut() {
+        f.flush().context("cannot write the results file")?;
+    }
+    out.print_value(&report, || cases::table(&report));
+    Ok(())
+}
+
+fn eval_gate(
+    cfg: Config,
+    (carmem, kvret, vmb): (&Path, &Path, Option<&Path>),
+    (folds, threshold, hidden): (usize, f32, usize),
+    (write, rows): (Option<&Path>, Option<&Path>),
+    out: Output,
+) -> Result<()> {
+    let models = crate::memory::Models::load(&cfg)?;
+    let users = crate::eval::carmem::load(carmem, models.schema(), None)?;
+    let mut file = rows_file(rows)?;
+    let (report, gate) = crate::eval::gate::run(
+        &models,
+        &users,
+        kvret,
+        vmb,
+        (folds, threshold, hidden),
+        file.as_mut().map(|f| f as &mut dyn Write),
+    )?;
+    if let Some(f) = file.as_mut() {
+        f.flush().context("cannot write the results file")?;
+    }
+    if let Some(p) = write {
+        write_json(p, &gate)?;
+    }
+    out.print_value(&report, || {
+        serde_json::to_string_pretty(&report).unwrap_or_default()
+    });
+    Ok(())
+}
