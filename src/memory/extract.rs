@@ -184,7 +184,9 @@ pub fn offers(
             .iter()
             .enumerate()
             .filter(|&(di, &s)| {
-                s >= min_similarity && s >= top - margin && allowed.contains(schema.details()[di].id)
+                s >= min_similarity
+                    && s >= top - margin
+                    && allowed.contains(schema.details()[di].id)
             })
             .map(|(di, &s)| (di, s))
             .collect();
@@ -331,7 +333,11 @@ pub fn prompt(schema: &Schema, sentences: &[String], offered: &[Candidate]) -> S
         let d = schema.detail(c.detail);
         // A choice among known values the user did not name: the model needs to see them.
         if d.kind == ValueKind::Choice && named_values(schema, c.detail, sentences).is_empty() {
-            p.push_str(&format!("Values of {}: {}\n", d.key, d.attributes.join(", ")));
+            p.push_str(&format!(
+                "Values of {}: {}\n",
+                d.key,
+                d.attributes.join(", ")
+            ));
         }
     }
     p.push_str("Preferences:\n");
@@ -534,8 +540,8 @@ const FUNCTION_WORDS: &[&str] = &[
     "is", "are", "am", "was", "be", "do", "does", "that", "this", "these", "those", "there",
     "please", "so", "just", "really", "always", "usually", "like", "love", "prefer", "want",
     "when", "if", "as", "than", "then", "up", "down", "some", "any", "all", "can", "could",
-    "would", "will", "should", "set", "put", "play", "find", "make", "get", "go", "one",
-    "not", "no", "don't", "never", "every", "very", "much", "more", "most", "have", "has",
+    "would", "will", "should", "set", "put", "play", "find", "make", "get", "go", "one", "not",
+    "no", "don't", "never", "every", "very", "much", "more", "most", "have", "has",
 ];
 
 /// Longest value copied from a sentence, in words.
@@ -807,7 +813,10 @@ mod tests {
             got.iter().map(|c| c.detail).collect::<Vec<_>>(),
             vec![temp, fan]
         );
-        assert_eq!(offers(&s, &[row.clone()], &[true], &all, 0.3, 0.1, 1, 3).len(), 1);
+        assert_eq!(
+            offers(&s, &[row.clone()], &[true], &all, 0.3, 0.1, 1, 3).len(),
+            1
+        );
         // A sentence the gate holds back offers nothing, however close to a category.
         assert!(offers(&s, &[row.clone()], &[false], &all, 0.3, 0.1, 3, 3).is_empty());
         // Opting out of the best category silences the sentence entirely.
@@ -820,7 +829,9 @@ mod tests {
         let both = [row, music];
         let got = offers(&s, &both, &[true, true], &all, 0.3, 0.25, 1, 3);
         assert_eq!(
-            got.iter().map(|c| (c.detail, c.sentence)).collect::<Vec<_>>(),
+            got.iter()
+                .map(|c| (c.detail, c.sentence))
+                .collect::<Vec<_>>(),
             vec![(temp, 0), (genres, 1)]
         );
         assert_eq!(by_sentence(&got).len(), 2);
@@ -839,12 +850,21 @@ mod tests {
     fn values_are_copied_from_the_sentence() {
         let sp = spans("I do all my grocery shopping at Lidl.");
         assert!(sp.contains(&"Lidl".to_string()), "{sp:?}");
-        assert!(!sp.iter().any(|w| w.starts_with("at ") || w.ends_with(" at")), "{sp:?}");
+        assert!(
+            !sp.iter()
+                .any(|w| w.starts_with("at ") || w.ends_with(" at")),
+            "{sp:?}"
+        );
         let sp = spans("BBC Radio 2, the station I listen to every day");
         assert!(sp.contains(&"BBC Radio 2".to_string()), "{sp:?}");
         let s = Schema::embedded();
         let c = cand(&s, "preferred_supermarket_chains", 0);
-        let g = grammar(&s, &[c], &["I do all my grocery shopping at Lidl.".to_string()], 3);
+        let g = grammar(
+            &s,
+            &[c],
+            &["I do all my grocery shopping at Lidl.".to_string()],
+            3,
+        );
         assert!(g.contains("\"Lidl\""), "{g}");
         // No catalogue neighbour is offered for a value the user did not name.
         for a in &s.detail(c.detail).attributes {

@@ -1264,15 +1264,13 @@ impl Memory {
             let mut left_out = false;
             for ((key, score), p) in hits.into_iter().zip(self.store.get_many(&keys)?) {
                 match p {
-                    Some(preference) if preference.status == Status::Active => {
-                        out.push(Recalled {
-                            preference,
-                            score,
-                            cosine: score,
-                            log_prior: 0.0,
-                            relevance: 0.0,
-                        })
-                    }
+                    Some(preference) if preference.status == Status::Active => out.push(Recalled {
+                        preference,
+                        score,
+                        cosine: score,
+                        log_prior: 0.0,
+                        relevance: 0.0,
+                    }),
                     _ => {
                         inactive.insert(key);
                         left_out = true;

@@ -89,6 +89,15 @@ fn eval_carmem_one_user_reports_every_table() {
         }
     }
     assert_eq!(r["retrieval"]["queries"], 10);
+    // Recall's relevance gate, reported leave-users-out (one user: no other fold to fit on, so
+    // the figures are there but not meaningful; the dev split's are in docs/results.md).
+    let gate = &r["retrieval"]["gate"];
+    assert_eq!(gate["related_queries"], 10, "{gate}");
+    assert!(gate["by_threshold"].as_array().unwrap().len() >= 3);
+    assert_eq!(
+        r["extraction_in_schema"]["value_accuracy"].is_number(),
+        true
+    );
     for k in [
         "extract_ms_p50",
         "extract_ms_p95",
@@ -108,6 +117,10 @@ fn eval_carmem_one_user_reports_every_table() {
             "conversations",
             "queries",
             "models",
+            "related_returned_mean",
+            "related_queries",
+            "unrelated_queries",
+            "folds",
             "confusions",
             "schema_details",
         ],

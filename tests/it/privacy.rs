@@ -61,8 +61,10 @@ fn with_music_opted_out_nothing_musical_is_stored_or_recalled() {
     assert!(m.remember(&ann, &music_conversation()).unwrap().is_empty());
     assert!(!m.list(&ann).unwrap().iter().any(|p| is_music(p)));
     for q in asks {
+        // Only the temperature is stored, and it is no answer to a music request: recall's
+        // relevance gate may return nothing; it never returns music.
         let hits = m.recall(&ann, q, 10).unwrap();
-        assert_eq!(hits.len(), 1, "{hits:?}");
+        assert!(hits.len() <= 1, "{hits:?}");
         assert!(!hits.iter().any(|h| is_music(&h.preference)));
     }
 
@@ -246,7 +248,7 @@ fn users_never_see_each_other() {
     seed(&m, "bob", "Rock");
     for (who, mine, theirs) in [("ann", "Jazz", "Rock"), ("bob", "Rock", "Jazz")] {
         let hits = m.recall(&user(who), "play music", 10).unwrap();
-        assert_eq!(hits.len(), 2);
+        assert!(!hits.is_empty());
         assert!(hits.iter().all(|h| h.preference.user == user(who)));
         assert!(hits.iter().any(|h| h.preference.attribute == mine));
         assert!(!summary(&m, who).iter().any(|(_, a, _)| a == theirs));
