@@ -9,7 +9,7 @@
 //!
 //! Values are compared after folding case, punctuation and spaces (`not X` therefore matches
 //! `not x`); a stored catalogue value also matches an expected value that names it by the
-//! rule extraction uses to recognise named values (`extract::named_values`: "22 degrees"
+//! rule extraction uses to recognise named values (`values::named_values`: "22 degrees"
 //! names "22 degree Celcius").
 
 use std::collections::BTreeMap;
@@ -25,7 +25,7 @@ use super::carmem::EvalError;
 use super::metrics::quantile;
 use crate::config::Config;
 use crate::conversation::Conversation;
-use crate::memory::extract::named_values;
+use crate::memory::values::named_values;
 use crate::memory::{Memory, Models};
 use crate::pref::{Preference, UserId};
 use crate::schema::{CategoryRef, Schema};
@@ -216,9 +216,11 @@ pub fn score_case(schema: &Schema, case: &Case, stored: &[Preference], ms: f64) 
     };
     for (cat, value) in &case.expect {
         let in_cat = |i: &usize| !used[*i] && category_matches(schema, &stored[*i], *cat);
-        let by_value = (0..stored.len())
-            .filter(in_cat)
-            .find(|&i| value.as_deref().is_some_and(|v| value_matches(schema, &stored[i], v)));
+        let by_value = (0..stored.len()).filter(in_cat).find(|&i| {
+            value
+                .as_deref()
+                .is_some_and(|v| value_matches(schema, &stored[i], v))
+        });
         let Some(i) = by_value.or_else(|| (0..stored.len()).find(in_cat)) else {
             continue;
         };
@@ -287,8 +289,12 @@ pub fn table(r: &Value) -> String {
     let line = |name: &str, v: &Value| {
         format!(
             "| {name} | {} | {} | {} | {} | {} | {} |\n",
-            v["cases"], v["false_memory_rate"], v["preference_recall"], v["preference_precision"],
-            v["value_accuracy"], v["extract_ms_p50"]
+            v["cases"],
+            v["false_memory_rate"],
+            v["preference_recall"],
+            v["preference_precision"],
+            v["value_accuracy"],
+            v["extract_ms_p50"]
         )
     };
     let mut t = String::from(
@@ -331,7 +337,10 @@ mod tests {
     #[test]
     fn an_empty_expectation_makes_any_store_a_false_memory() {
         let s = Schema::embedded();
-        let c = case(&s, r#"{"conversation":[{"role":"user","text":"Will it rain?"}],"expect":[]}"#);
+        let c = case(
+            &s,
+            r#"{"conversation":[{"role":"user","text":"Will it rain?"}],"expect":[]}"#,
+        );
         let sc = score_case(&s, &c, &[pref(&s, "favorite_genres", "Jazz")], 1.0);
         assert_eq!(sc.false_memory_cases, 1);
         assert_eq!(sc.json()["preference_precision"], json!(0.0));
@@ -354,8 +363,16 @@ mod tests {
         let wrong = [pref(&s, "preferred_temperature", "21 degree Celcius")];
         let sc = score_case(&s, &c, &wrong, 1.0);
         assert_eq!((sc.found, sc.value_right, sc.valued), (1, 0, 1));
-        assert!(value_matches(&s, &pref(&s, "favorite_genres", "not Jazz"), "NOT jazz"));
-        assert!(!value_matches(&s, &pref(&s, "favorite_genres", "not Jazz"), "jazz"));
+        assert!(value_matches(
+            &s,
+            &pref(&s, "favorite_genres", "not Jazz"),
+            "NOT jazz"
+        ));
+        assert!(!value_matches(
+            &s,
+            &pref(&s, "favorite_genres", "not Jazz"),
+            "jazz"
+        ));
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod maintain;
 pub mod prior;
 pub mod relevance;
 pub mod retention;
+pub mod values;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::hash::{Hash, Hasher};
@@ -1264,15 +1265,13 @@ impl Memory {
             let mut left_out = false;
             for ((key, score), p) in hits.into_iter().zip(self.store.get_many(&keys)?) {
                 match p {
-                    Some(preference) if preference.status == Status::Active => {
-                        out.push(Recalled {
-                            preference,
-                            score,
-                            cosine: score,
-                            log_prior: 0.0,
-                            relevance: 0.0,
-                        })
-                    }
+                    Some(preference) if preference.status == Status::Active => out.push(Recalled {
+                        preference,
+                        score,
+                        cosine: score,
+                        log_prior: 0.0,
+                        relevance: 0.0,
+                    }),
                     _ => {
                         inactive.insert(key);
                         left_out = true;
