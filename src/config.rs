@@ -267,11 +267,7 @@ impl Config {
         if self.retention.expire_unused_days == Some(0) {
             return Err("retention.expire_unused_days must be at least 1 (leave it out to keep preferences)".into());
         }
-        if self
-            .recall
-            .min_relevance
-            .is_some_and(|t| !(0.0..=1.0).contains(&t))
-        {
+        if self.recall.min_relevance.is_some_and(|t| !(0.0..=1.0).contains(&t)) {
             return Err("recall.min_relevance must be within [0, 1]".into());
         }
         if self.recall.k == 0 {

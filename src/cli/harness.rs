@@ -171,10 +171,7 @@ fn eval_carmem(
     }
     if let Some(p) = write_relevance {
         let threshold = models.relevance().threshold;
-        write_json(
-            p,
-            &relevance::fit_all(&tally.relevance, threshold, cfg.recall.k),
-        )?;
+        write_json(p, &relevance::fit_all(&tally.relevance, threshold, cfg.recall.k))?;
     }
     out.print_value(&report, || carmem::table(&report));
     Ok(())

@@ -216,11 +216,9 @@ pub fn score_case(schema: &Schema, case: &Case, stored: &[Preference], ms: f64) 
     };
     for (cat, value) in &case.expect {
         let in_cat = |i: &usize| !used[*i] && category_matches(schema, &stored[*i], *cat);
-        let by_value = (0..stored.len()).filter(in_cat).find(|&i| {
-            value
-                .as_deref()
-                .is_some_and(|v| value_matches(schema, &stored[i], v))
-        });
+        let by_value = (0..stored.len())
+            .filter(in_cat)
+            .find(|&i| value.as_deref().is_some_and(|v| value_matches(schema, &stored[i], v)));
         let Some(i) = by_value.or_else(|| (0..stored.len()).find(in_cat)) else {
             continue;
         };
@@ -289,12 +287,8 @@ pub fn table(r: &Value) -> String {
     let line = |name: &str, v: &Value| {
         format!(
             "| {name} | {} | {} | {} | {} | {} | {} |\n",
-            v["cases"],
-            v["false_memory_rate"],
-            v["preference_recall"],
-            v["preference_precision"],
-            v["value_accuracy"],
-            v["extract_ms_p50"]
+            v["cases"], v["false_memory_rate"], v["preference_recall"], v["preference_precision"],
+            v["value_accuracy"], v["extract_ms_p50"]
         )
     };
     let mut t = String::from(
@@ -337,10 +331,7 @@ mod tests {
     #[test]
     fn an_empty_expectation_makes_any_store_a_false_memory() {
         let s = Schema::embedded();
-        let c = case(
-            &s,
-            r#"{"conversation":[{"role":"user","text":"Will it rain?"}],"expect":[]}"#,
-        );
+        let c = case(&s, r#"{"conversation":[{"role":"user","text":"Will it rain?"}],"expect":[]}"#);
         let sc = score_case(&s, &c, &[pref(&s, "favorite_genres", "Jazz")], 1.0);
         assert_eq!(sc.false_memory_cases, 1);
         assert_eq!(sc.json()["preference_precision"], json!(0.0));
@@ -363,16 +354,8 @@ mod tests {
         let wrong = [pref(&s, "preferred_temperature", "21 degree Celcius")];
         let sc = score_case(&s, &c, &wrong, 1.0);
         assert_eq!((sc.found, sc.value_right, sc.valued), (1, 0, 1));
-        assert!(value_matches(
-            &s,
-            &pref(&s, "favorite_genres", "not Jazz"),
-            "NOT jazz"
-        ));
-        assert!(!value_matches(
-            &s,
-            &pref(&s, "favorite_genres", "not Jazz"),
-            "jazz"
-        ));
+        assert!(value_matches(&s, &pref(&s, "favorite_genres", "not Jazz"), "NOT jazz"));
+        assert!(!value_matches(&s, &pref(&s, "favorite_genres", "not Jazz"), "jazz"));
     }
 
     #[test]

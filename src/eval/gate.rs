@@ -18,8 +18,8 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 use crate::conversation::{split_sentences, Conversation};
-use crate::memory::gate::{sigmoid, Gate, FORMAT};
 use crate::memory::values::named_values;
+use crate::memory::gate::{sigmoid, Gate, FORMAT};
 use crate::memory::Models;
 use crate::schema::Schema;
 
@@ -166,17 +166,9 @@ pub fn vmb_samples(dir: &Path, step: usize) -> Result<Vec<Sample>, EvalError> {
     files.sort();
     let mut out = Vec::new();
     for f in files {
-        let name = f
-            .file_stem()
-            .map(|s| s.to_string_lossy().to_string())
-            .unwrap_or_default();
-        for (i, line) in read(&f)?
-            .lines()
-            .enumerate()
-            .filter(|(i, _)| i % step.max(1) == 0)
-        {
-            let Some((_, text)) = line.split_once("] ").and_then(|(_, r)| r.split_once(": "))
-            else {
+        let name = f.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+        for (i, line) in read(&f)?.lines().enumerate().filter(|(i, _)| i % step.max(1) == 0) {
+            let Some((_, text)) = line.split_once("] ").and_then(|(_, r)| r.split_once(": ")) else {
                 continue;
             };
             for s in split_sentences(text) {
@@ -214,19 +206,9 @@ pub fn kvret_dialogues(
             .pointer("/scenario/task/intent")
             .and_then(Value::as_str)
             .and_then(Intent::parse)
-            .ok_or_else(|| {
-                bad(
-                    i + 1,
-                    "dialogue without a known scenario.task.intent".into(),
-                )
-            })?;
+            .ok_or_else(|| bad(i + 1, "dialogue without a known scenario.task.intent".into()))?;
         let mut turns = Vec::new();
-        for t in d
-            .get("dialogue")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+        for t in d.get("dialogue").and_then(Value::as_array).into_iter().flatten() {
             let who = t.get("turn").and_then(Value::as_str).unwrap_or("");
             let text = t
                 .pointer("/data/utterance")
@@ -354,7 +336,8 @@ pub fn fit_mlp(
                 let row = &w[j * d..(j + 1) * d];
                 pre[j] = w[o_b1 + j] + row.iter().zip(x).map(|(a, b)| a * b).sum::<f32>();
             }
-            let z = w[o_b2] + (0..h).map(|j| w[o_w2 + j] * pre[j].max(0.0)).sum::<f32>();
+            let z = w[o_b2]
+                + (0..h).map(|j| w[o_w2 + j] * pre[j].max(0.0)).sum::<f32>();
             let (target, weight) = if y { (1.0, wp) } else { (0.0, wn) };
             let err = weight * (sigmoid(z) - target) / n;
             g[o_b2] += err;
@@ -381,12 +364,7 @@ pub fn fit_mlp(
         }
     }
     let hidden_w: Vec<Vec<f32>> = (0..h).map(|j| w[j * d..(j + 1) * d].to_vec()).collect();
-    (
-        hidden_w,
-        w[o_b1..o_w2].to_vec(),
-        w[o_w2..o_b2].to_vec(),
-        w[o_b2],
-    )
+    (hidden_w, w[o_b1..o_w2].to_vec(), w[o_w2..o_b2].to_vec(), w[o_b2])
 }
 
 /// Fits the gate: logistic regression (`hidden` = 0) or a one-hidden-layer network.
@@ -482,9 +460,8 @@ pub fn measure(samples: &[Sample], probs: &[f32], threshold: f32) -> Value {
         e.1 += usize::from(good);
     }
     let share = |k: &str| {
-        by.get(k).map_or(Value::Null, |(n, g)| {
-            json!((*g as f64 / *n as f64 * 1000.0).round() / 1000.0)
-        })
+        by.get(k)
+            .map_or(Value::Null, |(n, g)| json!((*g as f64 / *n as f64 * 1000.0).round() / 1000.0))
     };
     let others = samples
         .iter()

@@ -71,11 +71,7 @@ impl Gate {
                 g.format
             )));
         }
-        let inputs = if g.hidden.is_empty() {
-            dim
-        } else {
-            g.hidden.len()
-        };
+        let inputs = if g.hidden.is_empty() { dim } else { g.hidden.len() };
         if g.hidden.iter().any(|row| row.len() != dim) || g.hidden_bias.len() != g.hidden.len() {
             return Err(invalid(format!(
                 "its hidden layer does not read {dim}-dimensional vectors"
@@ -93,11 +89,7 @@ impl Gate {
                 g.threshold
             )));
         }
-        let all = g
-            .weights
-            .iter()
-            .chain(&g.hidden_bias)
-            .chain(g.hidden.iter().flatten());
+        let all = g.weights.iter().chain(&g.hidden_bias).chain(g.hidden.iter().flatten());
         if !g.bias.is_finite() || all.clone().any(|w| !w.is_finite()) {
             return Err(invalid("has a weight that is not a finite number".into()));
         }

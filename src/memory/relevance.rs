@@ -76,7 +76,7 @@ impl Relevance {
             || r.weights.iter().any(|w| !w.is_finite())
         {
             return Err(bad(
-                "threshold must be within [0, 1] and weights finite".into()
+                "threshold must be within [0, 1] and weights finite".into(),
             ));
         }
         Ok(r)
@@ -90,7 +90,15 @@ impl Relevance {
 
     /// The probability, in [0, 1], that a preference with these features matters.
     pub fn probability(&self, f: &[f32; FEATURES]) -> f32 {
-        sigmoid(self.bias + self.weights.iter().zip(f).map(|(w, x)| w * x).sum::<f32>())
+        sigmoid(
+            self.bias
+                + self
+                    .weights
+                    .iter()
+                    .zip(f)
+                    .map(|(w, x)| w * x)
+                    .sum::<f32>(),
+        )
     }
 }
 
@@ -109,11 +117,8 @@ mod tests {
 
     #[test]
     fn bad_models_are_refused() {
-        let e = Relevance::parse(
-            r#"{"format":"x","threshold":0.5,"weights":[1,1,1],"bias":0}"#,
-            "r",
-        )
-        .unwrap_err();
+        let e = Relevance::parse(r#"{"format":"x","threshold":0.5,"weights":[1,1,1],"bias":0}"#, "r")
+            .unwrap_err();
         assert!(e.to_string().contains("format"), "{e}");
         let text = format!(r#"{{"format":"{FORMAT}","threshold":0.5,"weights":[1],"bias":0}}"#);
         assert!(Relevance::parse(&text, "r").is_err());

@@ -86,16 +86,10 @@ fn a_value_the_user_names_is_stored_in_their_words_not_a_catalogue_neighbour() {
     let c = conv(&[
         ("user", "Find me a supermarket on the way home."),
         ("assistant", "There is a MarketMingle and a Lidl nearby."),
-        (
-            "user",
-            "I always do my weekly shop at Aldi, so the Aldi please.",
-        ),
+        ("user", "I always do my weekly shop at Aldi, so the Aldi please."),
     ]);
     let out = m.remember(&u, &c).unwrap();
-    let supermarket = m
-        .schema()
-        .detail_by_key("preferred_supermarket_chains")
-        .unwrap();
+    let supermarket = m.schema().detail_by_key("preferred_supermarket_chains").unwrap();
     let got: Vec<&str> = out
         .iter()
         .filter(|o| o.preference.detail == supermarket)
@@ -150,10 +144,7 @@ fn eval_cases_scores_the_general_case_format() {
         .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("line 1") && err.contains("warp_drive"),
-        "{err}"
-    );
+    assert!(err.contains("line 1") && err.contains("warp_drive"), "{err}");
 }
 
 #[test]
@@ -162,11 +153,7 @@ fn recall_returns_only_what_is_relevant_with_a_probability() {
     let m = open(dir.path());
     let u = user("ann");
     let cats = [
-        (
-            "preferred_temperature",
-            "22 degree Celcius",
-            "I always like it at 22 degrees.",
-        ),
+        ("preferred_temperature", "22 degree Celcius", "I always like it at 22 degrees."),
         ("dietary_preferences", "Vegetarian", "I'm vegetarian."),
         ("favorite_genres", "Jazz", "Jazz is what I listen to."),
     ];
@@ -182,32 +169,19 @@ fn recall_returns_only_what_is_relevant_with_a_probability() {
     let veg = m.schema().detail_by_key("dietary_preferences").unwrap();
     let temp = m.schema().detail_by_key("preferred_temperature").unwrap();
     let hungry = m.recall(&u, "Find me a restaurant for dinner.", 5).unwrap();
-    assert!(
-        hungry.iter().any(|r| r.preference.detail == veg),
-        "{hungry:?}"
-    );
-    assert!(
-        hungry.iter().all(|r| r.preference.detail != temp),
-        "{hungry:?}"
-    );
+    assert!(hungry.iter().any(|r| r.preference.detail == veg), "{hungry:?}");
+    assert!(hungry.iter().all(|r| r.preference.detail != temp), "{hungry:?}");
     for r in &hungry {
         assert!((0.0..=1.0).contains(&r.relevance), "{r:?}");
         assert!(r.relevance >= m.models().relevance().threshold);
     }
     // An utterance no stored preference serves recalls nothing.
-    let none = m
-        .recall(&u, "Remind me to call the dentist on Monday.", 5)
-        .unwrap();
+    let none = m.recall(&u, "Remind me to call the dentist on Monday.", 5).unwrap();
     assert!(none.is_empty(), "{none:?}");
     // Without the gate (min_relevance 0) the same utterance gets the top k.
     let mut c = config();
     c.recall.min_relevance = Some(0.0);
     drop(m);
     let m = glovebox::memory::Memory::open(dir.path(), c).unwrap();
-    assert_eq!(
-        m.recall(&u, "Remind me to call the dentist on Monday.", 5)
-            .unwrap()
-            .len(),
-        3
-    );
+    assert_eq!(m.recall(&u, "Remind me to call the dentist on Monday.", 5).unwrap().len(), 3);
 }

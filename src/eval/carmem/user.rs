@@ -357,14 +357,12 @@ impl UserRun<'_, '_> {
         let hits = rmem.rank(&self.uid, &q, stored.len(), Some(&self.user.id))?;
         let rank = hits.iter().position(|h| h.preference.id == stored[i].id);
         self.tally.enriched.add(rank, n);
-        self.tally
-            .relevance
-            .push(Query::new(self.index, true, &hits, |r| {
-                (
-                    schema.detail(r.preference.detail).sub == sub,
-                    r.preference.id == stored[i].id,
-                )
-            }));
+        self.tally.relevance.push(Query::new(self.index, true, &hits, |r| {
+            (
+                schema.detail(r.preference.detail).sub == sub,
+                r.preference.id == stored[i].id,
+            )
+        }));
         // Sentence-only baseline: the same preferences ranked by their sentences alone.
         let mut order: Vec<(usize, f32)> = sentence_vecs
             .iter()
