@@ -3,6 +3,7 @@
 //! Module dependencies run one way: `schema`, `pref` ← {`store`, `index`, `llm`, `embed`} ←
 //! `memory` ← `ops` ← {`ipc`, `cli`}. See ARCHITECTURE.md for the map and its invariants.
 
+pub mod cache;
 pub mod cli;
 pub mod config;
 pub mod conversation;
