@@ -2,7 +2,7 @@
 //! compaction, which rewrites the files so that nothing deleted is left in them.
 
 use super::index_state::pref_hash;
-use super::{lock, retention, ForgetWhat, Memory, MemoryError};
+use super::{lifecycle, lock, retention, ForgetWhat, Memory, MemoryError};
 use crate::pref::{HistoryEntry, Millis, Operation, Preference, UserId};
 use crate::schema::CategoryRef;
 use crate::store::Change;
@@ -46,25 +46,12 @@ impl Memory {
         op: Operation,
         now: Millis,
     ) -> Result<Vec<Preference>, MemoryError> {
-        // What was forgotten leaves no trace: its earlier history entries go too.
-        let mut changes = vec![Change::ScrubHistory(
-            user.clone(),
-            prefs.iter().map(|p| p.id).collect(),
-        )];
-        for p in &prefs {
-            changes.push(Change::Delete(p.id));
-            changes.push(Change::History(
-                user.clone(),
-                HistoryEntry {
-                    time: now,
-                    op,
-                    category: self.schema.detail(p.detail).key.clone(),
-                    before: None,
-                    after: None,
-                    sentence: None,
-                },
-            ));
-        }
+        let cx = lifecycle::Context {
+            schema: &self.schema,
+            user,
+            now,
+        };
+        let changes = lifecycle::deletion(cx, &prefs, op);
         if !prefs.is_empty() {
             self.commit(changes, &[], &prefs)?;
         }

@@ -15,6 +15,7 @@ mod forget;
 pub mod gate;
 mod import;
 mod index_state;
+pub mod lifecycle;
 pub mod maintain;
 mod models;
 pub mod prior;
