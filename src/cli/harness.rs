@@ -184,7 +184,6 @@ fn eval_cases(cfg: Config, data: &Path, rows: Option<&Path>, out: Output) -> Res
     let mut file = rows_file(rows)?;
     let report = cases::run(
         &models,
-        &cfg,
         &list,
         file.as_mut().map(|f| f as &mut dyn Write),
     )?;

@@ -23,7 +23,6 @@ use serde_json::{json, Value};
 
 use super::carmem::EvalError;
 use super::metrics::quantile;
-use crate::config::Config;
 use crate::conversation::Conversation;
 use crate::memory::values::named_values;
 use crate::memory::{Memory, Models};
@@ -236,7 +235,6 @@ pub fn score_case(schema: &Schema, case: &Case, stored: &[Preference], ms: f64) 
 /// Runs every case in a fresh memory and returns the report (`by_tag` beside the overall keys).
 pub fn run(
     models: &Arc<Models>,
-    cfg: &Config,
     cases: &[Case],
     mut rows: Option<&mut dyn Write>,
 ) -> Result<Value, EvalError> {
@@ -247,7 +245,7 @@ pub fn run(
     let mut by_tag: BTreeMap<String, Score> = BTreeMap::new();
     for case in cases {
         let dir = tempfile::tempdir().map_err(EvalError::Write)?;
-        let mem = Memory::open_with(dir.path(), cfg.clone(), models.clone())?;
+        let mem = Memory::open_with(dir.path(), models.clone())?;
         let t0 = Instant::now();
         mem.remember(&user, &case.conversation)?;
         let ms = t0.elapsed().as_secs_f64() * 1e3;

@@ -124,7 +124,7 @@ impl Memory {
     /// "an expiry happened in category C" recorded. Does nothing when retention is off.
     /// Returns the expired preferences.
     pub fn expire_unused_at(&self, now: Millis) -> Result<Vec<Preference>, MemoryError> {
-        let Some(days) = self.cfg.retention.expire_unused_days else {
+        let Some(days) = self.config().retention.expire_unused_days else {
             return Ok(Vec::new());
         };
         let _w = lock(&self.write);

@@ -121,7 +121,6 @@ pub enum ForgetWhat {
 
 /// The memory runtime of one data directory.
 pub struct Memory {
-    cfg: Config,
     models: Arc<Models>,
     schema: Arc<Schema>,
     dir: PathBuf,
@@ -141,13 +140,13 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl Memory {
     /// Opens (creating if needed) the data directory with freshly loaded models.
     pub fn open(dir: &Path, cfg: Config) -> Result<Memory, MemoryError> {
-        let models = Models::load(&cfg)?;
-        Memory::open_with(dir, cfg, models)
+        Memory::open_with(dir, Models::load(&cfg)?)
     }
 
     /// Opens (creating if needed) the data directory: the store and the index, rebuilding the
-    /// index from the store when it is missing or out of step.
-    pub fn open_with(dir: &Path, cfg: Config, models: Arc<Models>) -> Result<Memory, MemoryError> {
+    /// index from the store when it is missing or out of step. The memory runs under the
+    /// models' configuration ([`Models::config`], the one owner of the `Config`).
+    pub fn open_with(dir: &Path, models: Arc<Models>) -> Result<Memory, MemoryError> {
         std::fs::create_dir_all(dir).map_err(|source| MemoryError::DataDir {
             path: dir.to_path_buf(),
             source,
@@ -155,7 +154,6 @@ impl Memory {
         let schema = models.schema.clone();
         let store = Store::open(&dir.join(STORE_FILE), schema.clone())?;
         let mut m = Memory {
-            cfg,
             models,
             schema,
             dir: dir.to_path_buf(),
@@ -181,8 +179,9 @@ impl Memory {
         &self.schema
     }
 
+    /// The configuration in force: its models' ([`Models::config`]).
     pub fn config(&self) -> &Config {
-        &self.cfg
+        self.models.config()
     }
 
     pub fn store(&self) -> &Store {

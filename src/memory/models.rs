@@ -78,6 +78,12 @@ impl Models {
         }))
     }
 
+    /// The configuration the models were loaded with, and that every [`super::Memory`] opened
+    /// with them runs under: the one owner of the `Config`.
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+
     pub fn schema(&self) -> &Arc<Schema> {
         &self.schema
     }

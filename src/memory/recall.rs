@@ -124,8 +124,8 @@ impl Memory {
             }
         };
         if let Some(prior) = prior {
-            let lp = prior.log_probs(query, self.cfg.recall.sub_sharpness, exclude);
-            let w = self.cfg.recall.sub_prior;
+            let lp = prior.log_probs(query, self.config().recall.sub_sharpness, exclude);
+            let w = self.config().recall.sub_prior;
             for r in &mut out {
                 let sub = self.schema.detail(r.preference.detail).sub;
                 r.log_prior = lp[sub.index()];
