@@ -1,7 +1,7 @@
 //! Glovebox: an offline long-term memory runtime for in-car voice assistants.
 //!
 //! Module dependencies run one way: `schema`, `pref` ← {`store`, `index`, `llm`, `embed`} ←
-//! `memory` ← `ops` ← {`ipc`, `cli`}. See ARCHITECTURE.md for the map and its invariants.
+//! `memory` ← `ops` ← {`ipc`, `cli`}; `cache` sits below `llm` and `memory`. See ARCHITECTURE.md for the map and its invariants.
 
 pub mod cache;
 pub mod cli;
