@@ -1,7 +1,8 @@
 //! Glovebox: an offline long-term memory runtime for in-car voice assistants.
 //!
-//! Module dependencies run one way: `schema`, `pref` ← {`store`, `index`, `llm`, `embed`} ←
-//! `memory` ← `ops` ← {`ipc`, `cli`}; `cache` sits below `llm` and `memory`. See ARCHITECTURE.md for the map and its invariants.
+//! Module dependencies run one way: `schema`, `pref`, `cache` ← {`store`, `index`, `llm`,
+//! `embed`} ← `memory` ← `ops` ← {`ipc`, `cli`}. See ARCHITECTURE.md for the map and its
+//! invariants.
 
 pub mod cache;
 pub mod cli;
