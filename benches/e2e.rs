@@ -68,7 +68,7 @@ fn maintenance(c: &mut Criterion) {
     let models = Models::load(&cfg).expect("models load");
     models.warm_up().expect("prefixes evaluate");
     let tmp = tempfile::tempdir().unwrap();
-    let memory = populate(tmp.path(), &cfg, &models, 0).unwrap();
+    let memory = populate(tmp.path(), &models, 0).unwrap();
     let users = conversations(models.schema()).unwrap();
     let e = &users[0].entries[0];
     let user = bench_user();
@@ -122,7 +122,7 @@ fn socket(c: &mut Criterion) {
     let cfg = config();
     let models = Models::load(&cfg).expect("models load");
     let tmp = tempfile::tempdir().unwrap();
-    let memory = Arc::new(populate(&tmp.path().join("data"), &cfg, &models, 100).unwrap());
+    let memory = Arc::new(populate(&tmp.path().join("data"), &models, 100).unwrap());
     let path: PathBuf = tmp.path().join("glovebox.sock");
     let rt = tokio::runtime::Runtime::new().unwrap();
     let listener = {

@@ -68,7 +68,7 @@ fn recall(c: &mut Criterion) {
     g.sample_size(30);
     for &n in sizes {
         let memory: Memory =
-            populate(&tmp.path().join(n.to_string()), &cfg, &models, n).expect("store fills");
+            populate(&tmp.path().join(n.to_string()), &models, n).expect("store fills");
         let mut i = 0;
         g.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
             b.iter(|| {

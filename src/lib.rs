@@ -1,8 +1,10 @@
 //! Glovebox: an offline long-term memory runtime for in-car voice assistants.
 //!
-//! Module dependencies run one way: `schema`, `pref` ← {`store`, `index`, `llm`, `embed`} ←
-//! `memory` ← `ops` ← {`ipc`, `cli`}. See ARCHITECTURE.md for the map and its invariants.
+//! Module dependencies run one way: `schema`, `pref`, `cache` ← {`store`, `index`, `llm`,
+//! `embed`} ← `memory` ← `ops` ← {`ipc`, `cli`}. See ARCHITECTURE.md for the map and its
+//! invariants.
 
+pub mod cache;
 pub mod cli;
 pub mod config;
 pub mod conversation;

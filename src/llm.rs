@@ -250,14 +250,12 @@ fn worker(
             return;
         }
     };
-    let cache_dir = cfg.prefix_cache.then(|| {
-        directories::ProjectDirs::from("", "", "glovebox").map(|d| d.cache_dir().join("prefix-kv"))
-    });
+    let cache_dir = crate::cache::dir(cfg.prefix_cache, "prefix-kv");
     let mut engine = Engine {
         backend,
         model: &model,
         model_path: path,
-        cache_dir: cache_dir.flatten(),
+        cache_dir,
         cfg,
         slots: Vec::new(),
     };
@@ -292,21 +290,6 @@ fn backend_err(e: impl std::fmt::Display) -> LlmError {
 }
 
 impl<'m> Engine<'m> {
-    /// Identifies an evaluated prefix: the model file (path, size, mtime), the prefix and the
-    /// context settings. Anything else gives another file.
-    fn cache_key(&self, prefix: &str) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        self.model_path.hash(&mut h);
-        if let Ok(m) = std::fs::metadata(&self.model_path) {
-            m.len().hash(&mut h);
-            m.modified().ok().hash(&mut h);
-        }
-        prefix.hash(&mut h);
-        (self.cfg.context, self.cfg.batch, env!("CARGO_PKG_VERSION")).hash(&mut h);
-        h.finish()
-    }
-
     /// The slot holding `prefix`, evaluating it into a new context if needed. Returns the slot
     /// index and whether the prefix had to be evaluated.
     fn slot(&mut self, prefix: &Arc<str>) -> Result<(usize, bool), LlmError> {
@@ -337,10 +320,10 @@ impl<'m> Engine<'m> {
                 context: self.cfg.context,
             });
         }
-        let file = self
-            .cache_dir
-            .as_ref()
-            .map(|d| d.join(format!("{:016x}.kv", self.cache_key(prefix))));
+        let file = self.cache_dir.as_ref().map(|d| {
+            let (context, batch) = (self.cfg.context, self.cfg.batch);
+            crate::cache::prefix_file(d, &self.model_path, prefix, context, batch)
+        });
         let loaded = file.as_ref().is_some_and(|f| {
             f.is_file()
                 && matches!(ctx.state_seq_load_file(f, 0, tokens.len()), Ok((t, _)) if t == tokens)
@@ -350,14 +333,8 @@ impl<'m> Engine<'m> {
             decode_tokens(&mut ctx, &tokens, 0, self.cfg.batch as usize)?;
             if let Some(f) = &file {
                 // Best effort: a cache that cannot be written costs time next start, nothing else.
-                static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-                let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let tmp = f.with_extension(format!("tmp{}-{n}", std::process::id()));
-                let saved = std::fs::create_dir_all(f.parent().unwrap_or(Path::new("."))).is_ok()
-                    && ctx.state_seq_save_file(&tmp, 0, &tokens).is_ok()
-                    && std::fs::rename(&tmp, f).is_ok();
-                if !saved {
-                    let _ = std::fs::remove_file(&tmp);
+                if !crate::cache::publish(f, |tmp| ctx.state_seq_save_file(tmp, 0, &tokens).is_ok())
+                {
                     tracing::debug!("could not cache the prompt prefix in {}", f.display());
                 }
             }

@@ -185,12 +185,7 @@ fn eval_cases(cfg: Config, data: &Path, rows: Option<&Path>, out: Output) -> Res
     let models = crate::memory::Models::load(&cfg)?;
     let list = cases::load(data, models.schema())?;
     let mut file = rows_file(rows)?;
-    let report = cases::run(
-        &models,
-        &cfg,
-        &list,
-        file.as_mut().map(|f| f as &mut dyn Write),
-    )?;
+    let report = cases::run(&models, &list, file.as_mut().map(|f| f as &mut dyn Write))?;
     if let Some(f) = file.as_mut() {
         f.flush().context("cannot write the results file")?;
     }

@@ -130,13 +130,8 @@ pub fn bench_user() -> UserId {
 }
 
 /// Fills `dir` with `n` synthetic preferences of [`bench_user`] (and nothing else).
-pub fn populate(
-    dir: &Path,
-    cfg: &Config,
-    models: &Arc<Models>,
-    n: usize,
-) -> Result<Memory, MemoryError> {
-    let memory = Memory::open_with(dir, cfg.clone(), models.clone())?;
+pub fn populate(dir: &Path, models: &Arc<Models>, n: usize) -> Result<Memory, MemoryError> {
+    let memory = Memory::open_with(dir, models.clone())?;
     memory.import(&bench_user(), synthetic_preferences(models.schema(), n, 7))?;
     Ok(memory)
 }
@@ -161,7 +156,7 @@ pub fn quick(cfg: &Config, opts: &QuickOptions) -> Result<Value, EvalError> {
         source,
     })?;
     let models = Models::load(cfg)?;
-    let memory = populate(&scratch.path().join("data"), cfg, &models, 100)?;
+    let memory = populate(&scratch.path().join("data"), &models, 100)?;
     let (embed, recall) = time_recall(cfg, &models, &memory, opts.rounds)?;
     let users = conversations(models.schema())?;
     let entries: Vec<&Entry> = users
@@ -296,7 +291,7 @@ fn time_cold_start(
     models: &Arc<Models>,
     dir: &Path,
 ) -> Result<Vec<f64>, EvalError> {
-    drop(populate(dir, cfg, models, 100)?);
+    drop(populate(dir, models, 100)?);
     let mut cold = Vec::new();
     for _ in 0..3 {
         let (out, ms) = time_ms(|| {

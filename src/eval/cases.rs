@@ -9,7 +9,7 @@
 //!
 //! Values are compared after folding case, punctuation and spaces (`not X` therefore matches
 //! `not x`); a stored catalogue value also matches an expected value that names it by the
-//! rule extraction uses to recognise named values (`extract::named_values`: "22 degrees"
+//! rule extraction uses to recognise named values (`values::named_values`: "22 degrees"
 //! names "22 degree Celcius").
 
 use std::collections::BTreeMap;
@@ -23,9 +23,8 @@ use serde_json::{json, Value};
 
 use super::carmem::EvalError;
 use super::metrics::quantile;
-use crate::config::Config;
 use crate::conversation::Conversation;
-use crate::memory::extract::named_values;
+use crate::memory::values::named_values;
 use crate::memory::{Memory, Models};
 use crate::pref::{Preference, UserId};
 use crate::schema::{CategoryRef, Schema};
@@ -238,7 +237,6 @@ pub fn score_case(schema: &Schema, case: &Case, stored: &[Preference], ms: f64) 
 /// Runs every case in a fresh memory and returns the report (`by_tag` beside the overall keys).
 pub fn run(
     models: &Arc<Models>,
-    cfg: &Config,
     cases: &[Case],
     mut rows: Option<&mut dyn Write>,
 ) -> Result<Value, EvalError> {
@@ -249,7 +247,7 @@ pub fn run(
     let mut by_tag: BTreeMap<String, Score> = BTreeMap::new();
     for case in cases {
         let dir = tempfile::tempdir().map_err(EvalError::Write)?;
-        let mem = Memory::open_with(dir.path(), cfg.clone(), models.clone())?;
+        let mem = Memory::open_with(dir.path(), models.clone())?;
         let t0 = Instant::now();
         mem.remember(&user, &case.conversation)?;
         let ms = t0.elapsed().as_secs_f64() * 1e3;

@@ -18,8 +18,8 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 use crate::conversation::{split_sentences, Conversation};
-use crate::memory::extract::named_values;
 use crate::memory::gate::{sigmoid, Gate, FORMAT};
+use crate::memory::values::named_values;
 use crate::memory::Models;
 use crate::schema::Schema;
 

@@ -12,7 +12,11 @@
 //! **Invariant:** a category outside the allowed set can never be produced: it is absent from
 //! the grammar and rejected again by [`parse`].
 
+use super::values::{self, named_values, NOT};
 use crate::schema::{DetailId, DetailSet, Schema, ValueKind};
+
+mod prompt;
+pub use prompt::{prompt, prompt_prefix};
 
 /// A preference read out of a conversation, not yet maintained against the store.
 #[derive(Debug, Clone, PartialEq)]
@@ -220,133 +224,6 @@ pub fn by_sentence(offers: &[Candidate]) -> Vec<Vec<Candidate>> {
     groups
 }
 
-const INSTRUCTIONS: &str = "\
-You are the long-term memory of an in-car voice assistant. Read a finished conversation and \
-write down the lasting preferences the user reveals about themselves, using only the offered \
-categories. You are shown the user's own sentences (S1, S2, ...); what the assistant said or \
-suggested is never the user's preference and is left out. A one-off request is not a preference \
-unless the user says it is what they like, want, need or usually do.
-Write one line per preference: `category: value`, then `end`. \
-Copy the value from the user's own words: the name, number or thing they said. A value \
-the user turns down is written `not <value>`. If the user reveals no lasting preference in the \
-offered categories, write `none`.
-";
-
-const EXAMPLES: &str = "\
-Example.
-Conversation:
-S1: It's a bit chilly in here.
-S2: I always like the cabin at 21 degrees.
-Offered categories: preferred_temperature
-Preferences:
-preferred_temperature: 21 degrees
-end
-
-Example.
-Conversation:
-S1: Can you tell me how long the drive to the airport takes?
-S2: Sure, why not.
-Offered categories: favorite_genres
-Preferences:
-none
-
-Example.
-Conversation:
-S1: Please stop playing jazz, I'm not into it anymore.
-Offered categories: favorite_genres
-Preferences:
-favorite_genres: not jazz
-end
-
-Example.
-Conversation:
-S1: We normally fill up at Repsol, their coffee is decent.
-Offered categories: preferred_gas_station
-Preferences:
-preferred_gas_station: Repsol
-end
-
-Example.
-Conversation:
-S1: Find me somewhere to eat.
-S2: Yes, I'm vegetarian, so please only show places with vegetarian dishes.
-S3: And I'll pay by card.
-Offered categories: dietary_preferences, preferred_payment_method
-Preferences:
-dietary_preferences: vegetarian
-preferred_payment_method: card
-end
-";
-
-/// The shared, KV-cached part of every extraction prompt: instructions, the whole schema and
-/// worked examples. It does not depend on the user, so opted-out categories are removed from
-/// the grammar (and the offered list), not from here.
-pub fn prompt_prefix(schema: &Schema) -> String {
-    let mut p = String::from(INSTRUCTIONS);
-    p.push_str("\nCategories (key: meaning):\n");
-    for d in schema.details() {
-        p.push_str(&format!("{}: {}\n", d.key, d.description));
-    }
-    p.push('\n');
-    p.push_str(EXAMPLES);
-    p.push('\n');
-    p
-}
-
-/// Replaces line breaks so that a turn stays on its line of the prompt.
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// The request's own prompt: the user's sentences, numbered, and the offer. With one offered
-/// category the answer's line is started for the model (`key:`), so it only writes the value
-/// (or `none`): forced tokens cost a decoding step each.
-pub fn prompt(schema: &Schema, sentences: &[String], offered: &[Candidate]) -> String {
-    let mut p = String::from("Example.\nConversation:\n");
-    // Every prompt token costs time: with one offered category, only the sentence that matched
-    // it and those naming one of its values are shown.
-    let shown: Vec<&String> = match offered {
-        [only] => {
-            let named = named_values(schema, only.detail, sentences);
-            let value_words: std::collections::HashSet<String> =
-                named.iter().flat_map(|v| stems(v)).collect();
-            sentences
-                .iter()
-                .enumerate()
-                .filter(|(i, s)| {
-                    *i == only.sentence || stems(s).iter().any(|w| value_words.contains(w))
-                })
-                .map(|(_, s)| s)
-                .collect()
-        }
-        _ => sentences.iter().collect(),
-    };
-    for (i, s) in shown.iter().enumerate() {
-        p.push_str(&format!("S{}: {}\n", i + 1, one_line(s)));
-    }
-    let keys: Vec<&str> = offered
-        .iter()
-        .map(|c| schema.detail(c.detail).key.as_str())
-        .collect();
-    p.push_str(&format!("Offered categories: {}\n", keys.join(", ")));
-    for c in offered {
-        let d = schema.detail(c.detail);
-        // A choice among known values the user did not name: the model needs to see them.
-        if d.kind == ValueKind::Choice && named_values(schema, c.detail, sentences).is_empty() {
-            p.push_str(&format!(
-                "Values of {}: {}\n",
-                d.key,
-                d.attributes.join(", ")
-            ));
-        }
-    }
-    p.push_str("Preferences:\n");
-    if let [only] = offered {
-        p.push_str(&format!("{}:", schema.detail(only.detail).key));
-    }
-    p
-}
-
 /// The model's answer in the general form (`none`, or lines then `end`), whatever the prompt
 /// started for it.
 pub fn full_answer(schema: &Schema, offered: &[Candidate], answer: &str) -> String {
@@ -415,62 +292,15 @@ pub fn grammar(
     g
 }
 
-/// Lower-case word stems (a trailing plural `s` dropped) of a text, for matching values.
-fn stems(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(|w| {
-            let w = w.to_lowercase();
-            match w.strip_suffix('s') {
-                Some(stem) if stem.len() >= 3 => stem.to_string(),
-                _ => w,
-            }
-        })
-        .collect()
-}
-
-/// The category's known values that the user's own words name: those sharing the largest
-/// share (at least half) of their words with the user's sentences ("Set it to 25 degrees
-/// Celsius" names "25 degree Celcius", not "21 degree Celcius"). Empty when none is named.
-pub fn named_values<'a>(
-    schema: &'a Schema,
-    detail: DetailId,
-    sentences: &[String],
-) -> Vec<&'a str> {
-    let said: std::collections::HashSet<String> = sentences.iter().flat_map(|s| stems(s)).collect();
-    let mut best = 0.5f32;
-    let mut out = Vec::new();
-    for a in &schema.detail(detail).attributes {
-        let words = stems(a);
-        if words.is_empty() {
-            continue;
-        }
-        let share = words.iter().filter(|w| said.contains(*w)).count() as f32 / words.len() as f32;
-        if share > best + 1e-6 {
-            best = share;
-            out.clear();
-        }
-        if (share - best).abs() <= 1e-6 {
-            out.push(a.as_str());
-        }
-    }
-    out
-}
-
-/// How a value the user turns down is written: `not <value>` ("Avoid health podcasts from now
-/// on" → `favorite_podcast_genres: not Health`). Maintenance reads it as the negation of the
-/// stored value ([`negation_of`]).
-pub const NOT: &str = "not ";
-
 /// The values the user named for an offered category ([`named_values`]) and, when the evidence
-/// sentence turns something down ([`crate::memory::maintain::negates`]), each one's negation:
+/// sentence turns something down ([`values::negates`]), each one's negation:
 /// what the model chooses among (with `none`) when the user named a known value.
 pub fn named_choices(schema: &Schema, offered: &Candidate, sentences: &[String]) -> Vec<String> {
     let named = named_values(schema, offered.detail, sentences);
     let mut out: Vec<String> = named.iter().map(|v| v.to_string()).collect();
     if sentences
         .get(offered.sentence)
-        .is_some_and(|s| crate::memory::maintain::negates(s))
+        .is_some_and(|s| values::negates(s))
     {
         out.extend(named.iter().map(|v| format!("{NOT}{v}")));
     }
@@ -487,22 +317,6 @@ pub fn scored_choices(schema: &Schema, offered: &Candidate, sentences: &[String]
         return d.attributes.clone();
     }
     named
-}
-
-/// Whether one attribute is the other turned down (`not X` against `X`, either way round,
-/// ignoring case).
-pub fn negation_of(a: &str, b: &str) -> bool {
-    let strip = |x: &str| {
-        let x = x.trim();
-        x.get(..NOT.len())
-            .filter(|p| p.eq_ignore_ascii_case(NOT))
-            .map(|_| x[NOT.len()..].trim().to_string())
-    };
-    match (strip(a), strip(b)) {
-        (Some(x), None) => x.eq_ignore_ascii_case(b.trim()),
-        (None, Some(y)) => y.eq_ignore_ascii_case(a.trim()),
-        _ => false,
-    }
 }
 
 /// What the grammar offers as a category's value: the user's named choices
@@ -526,7 +340,7 @@ fn value_alternatives(schema: &Schema, offered: &Candidate, sentences: &[String]
         return vec!["free".into()];
     }
     let mut out: Vec<String> = words.iter().map(|w| gbnf_literal(w)).collect();
-    if crate::memory::maintain::negates(sentence) {
+    if values::negates(sentence) {
         out.extend(words.iter().map(|w| gbnf_literal(&format!("{NOT}{w}"))));
     }
     out
@@ -655,220 +469,4 @@ pub fn parse(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn cand(schema: &Schema, key: &str, sentence: usize) -> Candidate {
-        Candidate {
-            detail: schema.detail_by_key(key).unwrap(),
-            score: 0.5,
-            sentence,
-        }
-    }
-
-    #[test]
-    fn grammar_offers_only_the_shortlist() {
-        let s = Schema::embedded();
-        let offered = [cand(&s, "preferred_temperature", 0)];
-        let said22 = ["I always want 22 degrees.".to_string()];
-        let g = grammar(&s, &offered, &said22, 2);
-        assert!(g.contains("\"22 degree Celcius\""));
-        assert!(!g.contains("favorite_genres"));
-        assert!(g.starts_with("root ::= \" none\\n\" | \" \" ("), "{g}");
-        let two = [offered[0], cand(&s, "fan_speed_preferences", 0)];
-        let g2 = grammar(&s, &two, &said22, 2);
-        assert!(g2.contains("item{1,2}") && g2.contains("\"preferred_temperature\""));
-        assert!(g2.contains("\"fan_speed_preferences\"") && !g2.contains("favorite_genres"));
-        assert_eq!(grammar(&s, &[], &[], 2), "root ::= \"none\\n\"\n");
-        let said = ["Set it to 25 degrees Celsius, please.".to_string()];
-        let g = grammar(&s, &offered, &said, 2);
-        assert!(
-            g.contains("\"25 degree Celcius\"") && !g.contains("\"21 degree Celcius\""),
-            "{g}"
-        );
-    }
-
-    #[test]
-    fn answers_parse_into_schema_types() {
-        let s = Schema::embedded();
-        let offered = [
-            cand(&s, "preferred_temperature", 1),
-            cand(&s, "favorite_genres", 0),
-        ];
-        let sents = vec!["Hi.".to_string(), "Keep it at 22 please.".to_string()];
-        let got = parse(
-            &s,
-            "preferred_temperature: 22 DEGREE celcius\nfavorite_genres: synthwave\nend\n",
-            &offered,
-            &sents,
-            &[0.9, 0.4],
-        )
-        .unwrap();
-        assert_eq!(got.len(), 2);
-        assert_eq!(got[0].attribute, "22 degree Celcius");
-        assert_eq!(got[0].sentence, "Keep it at 22 please.");
-        assert_eq!(got[0].confidence, 0.9);
-        assert_eq!(got[1].attribute, "synthwave");
-        assert!(parse(&s, "none\n", &offered, &sents, &[])
-            .unwrap()
-            .is_empty());
-    }
-
-    #[test]
-    fn values_the_user_names_are_found() {
-        let s = Schema::embedded();
-        let d = |k: &str| s.detail_by_key(k).unwrap();
-        let say = |t: &str| vec![t.to_string()];
-        assert_eq!(
-            named_values(
-                &s,
-                d("preferred_temperature"),
-                &say("Set it to 25 degrees Celsius.")
-            ),
-            vec!["25 degree Celcius"]
-        );
-        assert_eq!(
-            named_values(
-                &s,
-                d("desired_price_range"),
-                &say("I prefer the expensive side.")
-            ),
-            vec!["expensive"]
-        );
-        assert_eq!(
-            named_values(
-                &s,
-                d("favorite_artists_bands"),
-                &say("Play Wolfgang Amadeus Harmonix.")
-            ),
-            vec!["Wolfgang Amadeus Harmonix (Classical)"]
-        );
-        assert!(named_values(&s, d("favorite_genres"), &say("Play something nice.")).is_empty());
-    }
-
-    #[test]
-    fn a_named_value_can_be_turned_down_only_when_the_sentence_negates() {
-        let s = Schema::embedded();
-        let say = |t: &str| vec![t.to_string()];
-        let c = cand(&s, "favorite_genres", 0);
-        assert_eq!(named_choices(&s, &c, &say("I love Jazz.")), vec!["Jazz"]);
-        assert_eq!(
-            named_choices(&s, &c, &say("Stop playing jazz, please.")),
-            vec!["Jazz", "not Jazz"]
-        );
-        let g = grammar(&s, &[c], &say("No more jazz."), 2);
-        assert!(g.contains("\"not Jazz\""), "{g}");
-        let got = parse(
-            &s,
-            "favorite_genres: NOT jazz\nend\n",
-            &[c],
-            &say("No more jazz."),
-            &[0.9],
-        )
-        .unwrap();
-        assert_eq!(got[0].attribute, "not Jazz");
-        assert!(negation_of("not Jazz", "jazz") && negation_of("Jazz", "Not Jazz"));
-        assert!(!negation_of("Jazz", "Jazz") && !negation_of("not Jazz", "not Jazz"));
-        assert!(!negation_of("nothing", "hing"));
-    }
-
-    #[test]
-    fn a_single_offer_is_started_in_the_prompt() {
-        let s = Schema::embedded();
-        let offered = [cand(&s, "preferred_temperature", 0)];
-        let p = prompt(&s, &["Keep it at 22.".to_string()], &offered);
-        assert!(p.ends_with("Preferences:\npreferred_temperature:"), "{p}");
-        assert_eq!(
-            full_answer(&s, &offered, " 22 degree Celcius\n"),
-            "preferred_temperature: 22 degree Celcius\nend\n"
-        );
-        assert_eq!(full_answer(&s, &offered, " none\n"), "none\n");
-    }
-
-    #[test]
-    fn answers_outside_the_offer_are_rejected() {
-        let s = Schema::embedded();
-        let offered = [cand(&s, "preferred_temperature", 0)];
-        let sents = vec!["Hi.".to_string()];
-        let e = |a: &str| parse(&s, a, &offered, &sents, &[]).unwrap_err().problem;
-        assert!(e("favorite_genres: Jazz\nend\n").contains("not offered"));
-        assert!(e("preferred_temperature: 22\n").contains("expected"));
-        assert!(e("preferred_temperature: \nend\n").contains("no `category: value`"));
-    }
-
-    #[test]
-    fn only_gated_sentences_about_allowed_categories_offer() {
-        let s = Schema::embedded();
-        let n = s.details().len();
-        let temp = s.detail_by_key("preferred_temperature").unwrap();
-        let fan = s.detail_by_key("fan_speed_preferences").unwrap();
-        let genres = s.detail_by_key("favorite_genres").unwrap();
-        let mut row = vec![0.0f32; n];
-        row[temp.index()] = 0.8;
-        row[fan.index()] = 0.75;
-        row[genres.index()] = 0.2;
-        let all = s.all_details();
-        let got = offers(&s, &[row.clone()], &[true], &all, 0.3, 0.1, 3, 3);
-        assert_eq!(
-            got.iter().map(|c| c.detail).collect::<Vec<_>>(),
-            vec![temp, fan]
-        );
-        assert_eq!(
-            offers(&s, &[row.clone()], &[true], &all, 0.3, 0.1, 1, 3).len(),
-            1
-        );
-        // A sentence the gate holds back offers nothing, however close to a category.
-        assert!(offers(&s, &[row.clone()], &[false], &all, 0.3, 0.1, 3, 3).is_empty());
-        // Opting out of the best category silences the sentence entirely.
-        let mut allowed = all.clone();
-        allowed.remove(temp);
-        assert!(offers(&s, &[row.clone()], &[true], &allowed, 0.3, 0.1, 3, 3).is_empty());
-        // Two preference sentences offer one category each, each with its own sentence.
-        let mut music = vec![0.0f32; n];
-        music[genres.index()] = 0.6;
-        let both = [row, music];
-        let got = offers(&s, &both, &[true, true], &all, 0.3, 0.25, 1, 3);
-        assert_eq!(
-            got.iter()
-                .map(|c| (c.detail, c.sentence))
-                .collect::<Vec<_>>(),
-            vec![(temp, 0), (genres, 1)]
-        );
-        assert_eq!(by_sentence(&got).len(), 2);
-        // A sentence far less clearly about its category than the strongest one offers nothing.
-        let got = offers(&s, &both, &[true, true], &all, 0.3, 0.1, 1, 3);
-        assert_eq!(got.len(), 1);
-        // When the strongest sentence is about an opted-out category, the weaker one stays
-        // silent too (it cannot smuggle in a neighbour).
-        let mut no_temp = all.clone();
-        no_temp.remove(temp);
-        no_temp.remove(fan);
-        assert!(offers(&s, &both, &[true, true], &no_temp, 0.3, 0.1, 1, 3).is_empty());
-    }
-
-    #[test]
-    fn values_are_copied_from_the_sentence() {
-        let sp = spans("I do all my grocery shopping at Lidl.");
-        assert!(sp.contains(&"Lidl".to_string()), "{sp:?}");
-        assert!(
-            !sp.iter()
-                .any(|w| w.starts_with("at ") || w.ends_with(" at")),
-            "{sp:?}"
-        );
-        let sp = spans("BBC Radio 2, the station I listen to every day");
-        assert!(sp.contains(&"BBC Radio 2".to_string()), "{sp:?}");
-        let s = Schema::embedded();
-        let c = cand(&s, "preferred_supermarket_chains", 0);
-        let g = grammar(
-            &s,
-            &[c],
-            &["I do all my grocery shopping at Lidl.".to_string()],
-            3,
-        );
-        assert!(g.contains("\"Lidl\""), "{g}");
-        // No catalogue neighbour is offered for a value the user did not name.
-        for a in &s.detail(c.detail).attributes {
-            assert!(!g.contains(&format!("\"{a}\"")), "{a} in {g}");
-        }
-    }
-}
+mod tests;

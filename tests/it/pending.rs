@@ -120,8 +120,9 @@ fn unused_preferences_expire_and_only_with_retention_on() {
     let mut cfg = config();
     cfg.retention.expire_unused_days = Some(30);
     let models = Models::load(&cfg).unwrap();
-    let m = Memory::open_with(&dir.path().join("on"), cfg.clone(), models.clone()).unwrap();
-    let off = Memory::open_with(&dir.path().join("off"), config(), models.clone()).unwrap();
+    let m = Memory::open_with(&dir.path().join("on"), models.clone()).unwrap();
+    // Retention is the memory's policy, held in its models' configuration: another one.
+    let off = Memory::open(&dir.path().join("off"), config()).unwrap();
     let schema: &Schema = m.schema();
     let news = |attr: &str| {
         vec![

@@ -55,7 +55,7 @@ pub(super) fn run_user(
         pb,
     };
     let dir = tempfile::tempdir().map_err(EvalError::Write)?;
-    let mem = Memory::open_with(&dir.path().join("extracted"), cfg.clone(), models.clone())?;
+    let mem = Memory::open_with(&dir.path().join("extracted"), models.clone())?;
 
     // 1. In-schema extraction; 2. out-of-schema: the truth's subcategory opted out.
     let extractions = run.in_schema()?;
@@ -79,7 +79,7 @@ pub(super) fn run_user(
     }
     tracing::debug!("maintenance done");
     // 5. Retrieval over the user's ground-truth preferences.
-    let rmem = Memory::open_with(&dir.path().join("truth"), cfg.clone(), models.clone())?;
+    let rmem = Memory::open_with(&dir.path().join("truth"), models.clone())?;
     run.retrieval(&rmem, &extractions, unrelated)?;
     pb.inc(1);
     Ok(())

@@ -1,0 +1,214 @@
+//! Unit tests of extraction's pure parts: offers, prompt, grammar, values and parsing.
+
+use super::*;
+
+fn cand(schema: &Schema, key: &str, sentence: usize) -> Candidate {
+    Candidate {
+        detail: schema.detail_by_key(key).unwrap(),
+        score: 0.5,
+        sentence,
+    }
+}
+
+#[test]
+fn grammar_offers_only_the_shortlist() {
+    let s = Schema::embedded();
+    let offered = [cand(&s, "preferred_temperature", 0)];
+    let said22 = ["I always want 22 degrees.".to_string()];
+    let g = grammar(&s, &offered, &said22, 2);
+    assert!(g.contains("\"22 degree Celcius\""));
+    assert!(!g.contains("favorite_genres"));
+    assert!(g.starts_with("root ::= \" none\\n\" | \" \" ("), "{g}");
+    let two = [offered[0], cand(&s, "fan_speed_preferences", 0)];
+    let g2 = grammar(&s, &two, &said22, 2);
+    assert!(g2.contains("item{1,2}") && g2.contains("\"preferred_temperature\""));
+    assert!(g2.contains("\"fan_speed_preferences\"") && !g2.contains("favorite_genres"));
+    assert_eq!(grammar(&s, &[], &[], 2), "root ::= \"none\\n\"\n");
+    let said = ["Set it to 25 degrees Celsius, please.".to_string()];
+    let g = grammar(&s, &offered, &said, 2);
+    assert!(
+        g.contains("\"25 degree Celcius\"") && !g.contains("\"21 degree Celcius\""),
+        "{g}"
+    );
+}
+
+#[test]
+fn answers_parse_into_schema_types() {
+    let s = Schema::embedded();
+    let offered = [
+        cand(&s, "preferred_temperature", 1),
+        cand(&s, "favorite_genres", 0),
+    ];
+    let sents = vec!["Hi.".to_string(), "Keep it at 22 please.".to_string()];
+    let got = parse(
+        &s,
+        "preferred_temperature: 22 DEGREE celcius\nfavorite_genres: synthwave\nend\n",
+        &offered,
+        &sents,
+        &[0.9, 0.4],
+    )
+    .unwrap();
+    assert_eq!(got.len(), 2);
+    assert_eq!(got[0].attribute, "22 degree Celcius");
+    assert_eq!(got[0].sentence, "Keep it at 22 please.");
+    assert_eq!(got[0].confidence, 0.9);
+    assert_eq!(got[1].attribute, "synthwave");
+    assert!(parse(&s, "none\n", &offered, &sents, &[])
+        .unwrap()
+        .is_empty());
+}
+
+#[test]
+fn values_the_user_names_are_found() {
+    let s = Schema::embedded();
+    let d = |k: &str| s.detail_by_key(k).unwrap();
+    let say = |t: &str| vec![t.to_string()];
+    assert_eq!(
+        named_values(
+            &s,
+            d("preferred_temperature"),
+            &say("Set it to 25 degrees Celsius.")
+        ),
+        vec!["25 degree Celcius"]
+    );
+    assert_eq!(
+        named_values(
+            &s,
+            d("desired_price_range"),
+            &say("I prefer the expensive side.")
+        ),
+        vec!["expensive"]
+    );
+    assert_eq!(
+        named_values(
+            &s,
+            d("favorite_artists_bands"),
+            &say("Play Wolfgang Amadeus Harmonix.")
+        ),
+        vec!["Wolfgang Amadeus Harmonix (Classical)"]
+    );
+    assert!(named_values(&s, d("favorite_genres"), &say("Play something nice.")).is_empty());
+}
+
+#[test]
+fn a_named_value_can_be_turned_down_only_when_the_sentence_negates() {
+    let s = Schema::embedded();
+    let say = |t: &str| vec![t.to_string()];
+    let c = cand(&s, "favorite_genres", 0);
+    assert_eq!(named_choices(&s, &c, &say("I love Jazz.")), vec!["Jazz"]);
+    assert_eq!(
+        named_choices(&s, &c, &say("Stop playing jazz, please.")),
+        vec!["Jazz", "not Jazz"]
+    );
+    let g = grammar(&s, &[c], &say("No more jazz."), 2);
+    assert!(g.contains("\"not Jazz\""), "{g}");
+    let got = parse(
+        &s,
+        "favorite_genres: NOT jazz\nend\n",
+        &[c],
+        &say("No more jazz."),
+        &[0.9],
+    )
+    .unwrap();
+    assert_eq!(got[0].attribute, "not Jazz");
+}
+
+#[test]
+fn a_single_offer_is_started_in_the_prompt() {
+    let s = Schema::embedded();
+    let offered = [cand(&s, "preferred_temperature", 0)];
+    let p = prompt(&s, &["Keep it at 22.".to_string()], &offered);
+    assert!(p.ends_with("Preferences:\npreferred_temperature:"), "{p}");
+    assert_eq!(
+        full_answer(&s, &offered, " 22 degree Celcius\n"),
+        "preferred_temperature: 22 degree Celcius\nend\n"
+    );
+    assert_eq!(full_answer(&s, &offered, " none\n"), "none\n");
+}
+
+#[test]
+fn answers_outside_the_offer_are_rejected() {
+    let s = Schema::embedded();
+    let offered = [cand(&s, "preferred_temperature", 0)];
+    let sents = vec!["Hi.".to_string()];
+    let e = |a: &str| parse(&s, a, &offered, &sents, &[]).unwrap_err().problem;
+    assert!(e("favorite_genres: Jazz\nend\n").contains("not offered"));
+    assert!(e("preferred_temperature: 22\n").contains("expected"));
+    assert!(e("preferred_temperature: \nend\n").contains("no `category: value`"));
+}
+
+#[test]
+fn only_gated_sentences_about_allowed_categories_offer() {
+    let s = Schema::embedded();
+    let n = s.details().len();
+    let temp = s.detail_by_key("preferred_temperature").unwrap();
+    let fan = s.detail_by_key("fan_speed_preferences").unwrap();
+    let genres = s.detail_by_key("favorite_genres").unwrap();
+    let mut row = vec![0.0f32; n];
+    row[temp.index()] = 0.8;
+    row[fan.index()] = 0.75;
+    row[genres.index()] = 0.2;
+    let all = s.all_details();
+    let got = offers(&s, &[row.clone()], &[true], &all, 0.3, 0.1, 3, 3);
+    assert_eq!(
+        got.iter().map(|c| c.detail).collect::<Vec<_>>(),
+        vec![temp, fan]
+    );
+    assert_eq!(
+        offers(&s, &[row.clone()], &[true], &all, 0.3, 0.1, 1, 3).len(),
+        1
+    );
+    // A sentence the gate holds back offers nothing, however close to a category.
+    assert!(offers(&s, &[row.clone()], &[false], &all, 0.3, 0.1, 3, 3).is_empty());
+    // Opting out of the best category silences the sentence entirely.
+    let mut allowed = all.clone();
+    allowed.remove(temp);
+    assert!(offers(&s, &[row.clone()], &[true], &allowed, 0.3, 0.1, 3, 3).is_empty());
+    // Two preference sentences offer one category each, each with its own sentence.
+    let mut music = vec![0.0f32; n];
+    music[genres.index()] = 0.6;
+    let both = [row, music];
+    let got = offers(&s, &both, &[true, true], &all, 0.3, 0.25, 1, 3);
+    assert_eq!(
+        got.iter()
+            .map(|c| (c.detail, c.sentence))
+            .collect::<Vec<_>>(),
+        vec![(temp, 0), (genres, 1)]
+    );
+    assert_eq!(by_sentence(&got).len(), 2);
+    // A sentence far less clearly about its category than the strongest one offers nothing.
+    let got = offers(&s, &both, &[true, true], &all, 0.3, 0.1, 1, 3);
+    assert_eq!(got.len(), 1);
+    // When the strongest sentence is about an opted-out category, the weaker one stays
+    // silent too (it cannot smuggle in a neighbour).
+    let mut no_temp = all.clone();
+    no_temp.remove(temp);
+    no_temp.remove(fan);
+    assert!(offers(&s, &both, &[true, true], &no_temp, 0.3, 0.1, 1, 3).is_empty());
+}
+
+#[test]
+fn values_are_copied_from_the_sentence() {
+    let sp = spans("I do all my grocery shopping at Lidl.");
+    assert!(sp.contains(&"Lidl".to_string()), "{sp:?}");
+    assert!(
+        !sp.iter()
+            .any(|w| w.starts_with("at ") || w.ends_with(" at")),
+        "{sp:?}"
+    );
+    let sp = spans("BBC Radio 2, the station I listen to every day");
+    assert!(sp.contains(&"BBC Radio 2".to_string()), "{sp:?}");
+    let s = Schema::embedded();
+    let c = cand(&s, "preferred_supermarket_chains", 0);
+    let g = grammar(
+        &s,
+        &[c],
+        &["I do all my grocery shopping at Lidl.".to_string()],
+        3,
+    );
+    assert!(g.contains("\"Lidl\""), "{g}");
+    // No catalogue neighbour is offered for a value the user did not name.
+    for a in &s.detail(c.detail).attributes {
+        assert!(!g.contains(&format!("\"{a}\"")), "{a} in {g}");
+    }
+}

@@ -1,0 +1,183 @@
+//! Running extraction on the models: the gate and the embedder choose what to ask
+//! (`extract::offers`), the LLM answers one question per sentence (scored in one forward pass
+//! when the values are named, decoded under the grammar otherwise, remembered by prompt), and
+//! the answer is parsed back into schema types.
+
+use std::time::Instant;
+
+use super::extract::{self, Candidate, Extracted};
+use super::{confidence, lock, MemoryError, Models};
+use crate::conversation::Conversation;
+use crate::llm::Request;
+use crate::schema::DetailSet;
+/// The result of extraction on one conversation.
+#[derive(Debug, Clone)]
+pub struct Extraction {
+    /// The categories the embedder offered, best first.
+    pub offered: Vec<Candidate>,
+    /// Per user sentence, the preference gate's probability that it states a lasting
+    /// preference (only sentences at or above the gate's threshold offer).
+    pub gate: Vec<f32>,
+    pub items: Vec<Extracted>,
+    /// The LLM's raw answer (empty when nothing was offered and the model was not asked).
+    pub answer: String,
+    /// Tokens the LLM decoded for the answer (0 when it was scored in one pass, cached, or not
+    /// asked): with the prompt, what llama.cpp's raw cost is measured on.
+    pub decoded_tokens: usize,
+    pub ms: f64,
+}
+
+/// Most answers kept in [`Models`]' answer cache.
+const ANSWER_CACHE: usize = 256;
+
+impl Models {
+    /// Extracts preferences from a conversation within the allowed categories. Stores nothing.
+    pub fn extract(
+        &self,
+        conversation: &Conversation,
+        allowed: &DetailSet,
+    ) -> Result<Extraction, MemoryError> {
+        self.extract_excluding(conversation, allowed, None)
+    }
+
+    /// [`Models::extract`], leaving out the labelled examples that came from `exclude` (the
+    /// evaluation measures each user without that user's own examples).
+    ///
+    /// The gate decides which user sentences state a lasting preference at all; each of those
+    /// offers its best categories (`extract::offers`), and the LLM writes the value of each
+    /// sentence's offer from that sentence, one question per sentence, so every preference
+    /// carries its own evidence. A conversation no sentence of which passes the gate costs one
+    /// embedder pass and no LLM call.
+    pub fn extract_excluding(
+        &self,
+        conversation: &Conversation,
+        allowed: &DetailSet,
+        exclude: Option<&str>,
+    ) -> Result<Extraction, MemoryError> {
+        let t0 = Instant::now();
+        let sentences = conversation.user_sentences();
+        let protos = self.prototypes()?;
+        let vecs = self.embed(sentences.clone())?;
+        let gate: Vec<f32> = vecs.iter().map(|v| self.gate.probability(v)).collect();
+        let passes: Vec<bool> = gate.iter().map(|&p| self.gate.passes(p)).collect();
+        let scores = extract::sentence_scores(&self.schema, &protos, &vecs, exclude);
+        let x = &self.cfg.extraction;
+        let offered = extract::offers(
+            &self.schema,
+            &scores,
+            &passes,
+            allowed,
+            x.min_similarity,
+            x.margin,
+            x.shortlist,
+            x.max_preferences,
+        );
+        let mut out = Extraction {
+            offered: offered.clone(),
+            gate,
+            items: Vec::new(),
+            answer: String::new(),
+            decoded_tokens: 0,
+            ms: 0.0,
+        };
+        for group in extract::by_sentence(&offered) {
+            let (answer, conf, decoded) = self.answer(&sentences, &group)?;
+            let full = extract::full_answer(&self.schema, &group, &answer);
+            for item in extract::parse(&self.schema, &full, &group, &sentences, &conf)? {
+                let dup = out
+                    .items
+                    .iter()
+                    .any(|e| e.detail == item.detail && e.attribute == item.attribute);
+                if !dup && out.items.len() < x.max_preferences {
+                    out.items.push(item);
+                }
+            }
+            out.answer.push_str(&full);
+            out.decoded_tokens += decoded;
+        }
+        out.ms = t0.elapsed().as_secs_f64() * 1e3;
+        Ok(out)
+    }
+
+    /// The LLM's answer for one sentence's offer, with each line's confidence and the tokens
+    /// decoded: from the answer cache, by scoring the named values in one forward pass, or by
+    /// decoding under the grammar.
+    fn answer(
+        &self,
+        sentences: &[String],
+        offered: &[Candidate],
+    ) -> Result<(String, Vec<f32>, usize), MemoryError> {
+        let request = self.extraction_request(sentences, offered);
+        let key = (request.prompt.clone(), request.grammar.clone());
+        if let Some((text, conf)) = lock(&self.answers).get(&key).cloned() {
+            return Ok((text, conf, 0));
+        }
+        let llm = self.load_llm()?;
+        // One offered category whose value the user named: the answer is `none` or one of
+        // those values, and one forward pass scores them (no decoding steps).
+        let named = match offered {
+            [only] => extract::scored_choices(&self.schema, only, sentences),
+            _ => Vec::new(),
+        };
+        let mut options = vec![" none".to_string()];
+        options.extend(named.iter().map(|v| format!(" {v}")));
+        let choice = if named.is_empty() {
+            None
+        } else {
+            llm.choose(request.clone(), options.clone())?
+        };
+        let (text, conf, decoded) = match choice {
+            Some(c) => {
+                let conf = if c.index == 0 {
+                    Vec::new()
+                } else {
+                    vec![confidence::of_choice(&c.probs, c.index)]
+                };
+                (format!("{}\n", options[c.index]), conf, 0)
+            }
+            None => {
+                let completion = llm.complete(request)?;
+                tracing::debug!(
+                    prompt_tokens = completion.prompt_tokens,
+                    prompt_ms = completion.prompt_ms,
+                    decode_ms = completion.decode_ms,
+                    tokens = completion.steps.len(),
+                    prefix_evaluated = completion.prefix_evaluated,
+                    "extraction answer {:?}",
+                    completion.text
+                );
+                let conf = confidence::of_decoded_lines(&completion.steps);
+                let n = completion.steps.len();
+                (completion.text, conf, n)
+            }
+        };
+        let mut answers = lock(&self.answers);
+        if answers.len() >= ANSWER_CACHE {
+            answers.clear();
+        }
+        answers.insert(key, (text.clone(), conf.clone()));
+        Ok((text, conf, decoded))
+    }
+
+    /// The LLM request that extraction makes for these user sentences and offered categories:
+    /// the cached instructions as prefix, the sentences and the started answer as prompt, and
+    /// the grammar of what may follow.
+    pub fn extraction_request(&self, sentences: &[String], offered: &[Candidate]) -> Request {
+        Request {
+            prefix: self.extract_prefix.clone(),
+            prompt: extract::prompt(&self.schema, sentences, offered),
+            grammar: extract::grammar(
+                &self.schema,
+                offered,
+                sentences,
+                self.cfg.extraction.max_preferences,
+            ),
+        }
+    }
+
+    /// Forgets the remembered extraction answers, so that the next extraction of a
+    /// conversation asks the LLM again (benches measure the model, not the cache).
+    pub fn clear_answer_cache(&self) {
+        lock(&self.answers).clear();
+    }
+}

@@ -1,0 +1,234 @@
+//! The models one process runs (embedder, LLM, preference gate, relevance model) and what is
+//! built from them once: the category prototypes and recall's subcategory prior, whose
+//! embeddings are kept in the on-disk cache (`crate::cache`).
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use super::extract::{self, Prototype};
+use super::{gate, maintain, prior, relevance, MemoryError, SubPrior};
+use crate::cache;
+use crate::config::Config;
+use crate::embed::{Embedder, EMBED_DIM};
+use crate::llm::{Llm, Request};
+use crate::schema::{DetailId, Schema};
+use crate::worker::Worker;
+/// The models one process runs, loaded once and shared by every [`Memory`] it opens (the
+/// eval harness opens a fresh memory per user; tests open many).
+pub struct Models {
+    pub(super) cfg: Config,
+    pub(super) schema: Arc<Schema>,
+    pub(super) embedder: Worker<Embedder>,
+    pub(super) llm: OnceLock<Llm>,
+    /// Decides which sentences state a lasting preference at all.
+    pub(super) gate: gate::Gate,
+    /// Decides which recalled preferences matter for an utterance at all.
+    pub(super) relevance: relevance::Relevance,
+    pub(super) prototypes: OnceLock<Arc<Vec<Prototype>>>,
+    pub(super) prior: OnceLock<Arc<SubPrior>>,
+    pub(super) extract_prefix: Arc<str>,
+    pub(super) maintain_prefix: Arc<str>,
+    /// Recent extraction answers by (prompt, grammar). Greedy decoding is deterministic, so an
+    /// identical request (the same conversation remembered again) reuses the answer.
+    pub(super) answers: Mutex<HashMap<(String, String), (String, Vec<f32>)>>,
+}
+
+impl Models {
+    /// Loads the schema and the embedder; the LLM is loaded on first use (recall does not need
+    /// it), or now with [`Models::load_llm`].
+    pub fn load(cfg: &Config) -> Result<Arc<Models>, MemoryError> {
+        let schema = Arc::new(match &cfg.schema {
+            Some(p) => Schema::load(p)?,
+            None => Schema::embedded(),
+        });
+        let mut gate = gate::Gate::load(cfg.extraction.gate.as_deref(), EMBED_DIM)?;
+        if let Some(t) = cfg.extraction.gate_threshold {
+            gate.threshold = t;
+        }
+        let mut relevance = match &cfg.recall.relevance {
+            None => relevance::Relevance::embedded(),
+            Some(p) => {
+                let text = std::fs::read_to_string(p).map_err(|e| relevance::RelevanceError {
+                    path: p.display().to_string(),
+                    problem: e.to_string(),
+                })?;
+                relevance::Relevance::parse(&text, &p.display().to_string())?
+            }
+        };
+        if let Some(t) = cfg.recall.min_relevance {
+            relevance.threshold = t;
+        }
+        let emb_path = cfg.embedder_path();
+        let embedder = Worker::spawn("embedder", cfg.server.queue.max(64), move || {
+            Embedder::load(&emb_path).map_err(MemoryError::from)
+        })?;
+        Ok(Arc::new(Models {
+            cfg: cfg.clone(),
+            extract_prefix: extract::prompt_prefix(&schema).into(),
+            maintain_prefix: maintain::prompt_prefix().into(),
+            schema,
+            embedder,
+            llm: OnceLock::new(),
+            gate,
+            relevance,
+            prototypes: OnceLock::new(),
+            prior: OnceLock::new(),
+            answers: Mutex::new(HashMap::new()),
+        }))
+    }
+
+    /// The configuration the models were loaded with, and that every [`super::Memory`] opened
+    /// with them runs under: the one owner of the `Config`.
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    pub fn schema(&self) -> &Arc<Schema> {
+        &self.schema
+    }
+
+    /// Recall's relevance model, with the threshold in force.
+    pub fn relevance(&self) -> &relevance::Relevance {
+        &self.relevance
+    }
+
+    /// Extraction's preference gate, with the threshold in force.
+    pub fn gate(&self) -> &gate::Gate {
+        &self.gate
+    }
+
+    /// The LLM, loading it on first use.
+    pub fn load_llm(&self) -> Result<&Llm, MemoryError> {
+        if let Some(l) = self.llm.get() {
+            return Ok(l);
+        }
+        let l = Llm::spawn(&self.cfg.llm_path(), &self.cfg.llm, self.cfg.server.queue)?;
+        Ok(self.llm.get_or_init(|| l))
+    }
+
+    /// Loads the LLM and evaluates the prompt prefixes now, so that the first request does not
+    /// pay for them.
+    pub fn warm_up(&self) -> Result<(), MemoryError> {
+        self.prototypes()?;
+        let llm = self.load_llm()?;
+        for prefix in [&self.extract_prefix, &self.maintain_prefix] {
+            llm.complete(Request {
+                prefix: prefix.clone(),
+                prompt: "\n".into(),
+                grammar: "root ::= \"none\\n\"\n".into(),
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Embeds texts on the embedder's thread.
+    pub fn embed(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, MemoryError> {
+        Ok(self.embedder.call(move |e| {
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            e.embed(&refs)
+        })??)
+    }
+
+    /// [`Models::embed`] for async callers.
+    pub async fn embed_async(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, MemoryError> {
+        Ok(self
+            .embedder
+            .call_async(move |e| {
+                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+                e.embed(&refs)
+            })
+            .await??)
+    }
+
+    /// The category prototypes: the schema's texts and the labelled examples, embedded once.
+    pub(super) fn prototypes(&self) -> Result<Arc<Vec<Prototype>>, MemoryError> {
+        if let Some(p) = self.prototypes.get() {
+            return Ok(p.clone());
+        }
+        let mut labelled: Vec<(DetailId, String, Option<String>)> =
+            extract::prototype_texts(&self.schema)
+                .into_iter()
+                .map(|(d, t)| (d, t, None))
+                .collect();
+        let x = &self.cfg.extraction;
+        if x.use_examples {
+            let examples = self.labelled(x.examples.as_deref(), extract::DEFAULT_EXAMPLES)?;
+            labelled.extend(examples.into_iter().map(|(d, e)| (d, e.sentence, e.source)));
+        }
+        let vecs = self.embed_fixed(labelled.iter().map(|(_, t, _)| t.clone()).collect())?;
+        let protos: Vec<Prototype> = labelled
+            .into_iter()
+            .zip(vecs)
+            .map(|((detail, _, source), vector)| Prototype {
+                detail,
+                vector,
+                source,
+            })
+            .collect();
+        Ok(self.prototypes.get_or_init(|| Arc::new(protos)).clone())
+    }
+
+    /// Embeds texts that are the same in every process (category prototypes, labelled
+    /// requests), keeping the vectors in the user's cache directory when `llm.prefix_cache` is
+    /// on, keyed by the embedder's files and the texts, so that a new process reads them instead
+    /// of running the embedder over hundreds of texts (seconds) before its first answer.
+    fn embed_fixed(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, MemoryError> {
+        let file = cache::dir(self.cfg.llm.prefix_cache, "embeddings")
+            .map(|d| cache::embeddings_file(&d, &self.cfg.embedder_path(), &texts));
+        if let Some(v) = file
+            .as_deref()
+            .and_then(|f| cache::read_vectors(f, texts.len(), EMBED_DIM))
+        {
+            return Ok(v);
+        }
+        let vecs = self.embed(texts)?;
+        if let Some(f) = &file {
+            if !cache::write_vectors(f, &vecs) {
+                tracing::debug!("could not cache embeddings in {}", f.display());
+            }
+        }
+        Ok(vecs)
+    }
+
+    /// Labelled sentences (JSON lines) from `path`, or the built-in `default`.
+    fn labelled(
+        &self,
+        path: Option<&Path>,
+        default: &str,
+    ) -> Result<Vec<(DetailId, extract::Example)>, MemoryError> {
+        let text = match path {
+            Some(p) => std::fs::read_to_string(p).map_err(|source| MemoryError::DataDir {
+                path: p.to_path_buf(),
+                source,
+            })?,
+            None => default.to_string(),
+        };
+        extract::parse_examples(&self.schema, &text)
+            .map_err(|m| MemoryError::Schema(crate::schema::SchemaError::Invalid(m)))
+    }
+
+    /// Recall's subcategory prior (`memory::prior`), built on first use from the labelled
+    /// requests; `None` when `recall.sub_prior` is 0.
+    pub fn prior(&self) -> Result<Option<Arc<SubPrior>>, MemoryError> {
+        if self.cfg.recall.sub_prior == 0.0 {
+            return Ok(None);
+        }
+        if let Some(p) = self.prior.get() {
+            return Ok(Some(p.clone()));
+        }
+        let requests = self.labelled(self.cfg.recall.queries.as_deref(), prior::DEFAULT_QUERIES)?;
+        let vecs = self.embed_fixed(requests.iter().map(|(_, e)| e.sentence.clone()).collect())?;
+        let labelled = requests
+            .into_iter()
+            .zip(vecs)
+            .map(|((d, e), vector)| prior::LabelledRequest {
+                sub: self.schema.detail(d).sub,
+                vector,
+                source: e.source,
+            })
+            .collect();
+        let p = SubPrior::new(self.schema.subs().len(), labelled);
+        Ok(Some(self.prior.get_or_init(|| Arc::new(p)).clone()))
+    }
+}

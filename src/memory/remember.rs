@@ -1,0 +1,118 @@
+//! Remembering: extracting preferences from a conversation and maintaining each against what
+//! the user has stored (decide with the schema, negation cues or the LLM; then the lifecycle's
+//! changes, committed in one transaction).
+
+use super::extract::Extracted;
+use super::{lifecycle, lock, maintain, Extraction, Memory, MemoryError, Outcome};
+use crate::conversation::Conversation;
+use crate::llm::Request;
+use crate::pref::{Maintenance, Millis, Preference, UserId};
+use crate::schema::DetailSet;
+impl Memory {
+    /// Extracts preferences from a finished conversation and maintains each against the store.
+    pub fn remember(
+        &self,
+        user: &UserId,
+        conversation: &Conversation,
+    ) -> Result<Vec<Outcome>, MemoryError> {
+        let allowed = self.allowed(user)?;
+        let extraction = self.extract(conversation, &allowed)?;
+        extraction
+            .items
+            .iter()
+            .map(|e| self.maintain(user, e))
+            .collect()
+    }
+
+    /// The details a user allows: the schema minus their opt-outs.
+    pub fn allowed(&self, user: &UserId) -> Result<DetailSet, MemoryError> {
+        let mut allowed = self.schema.all_details();
+        for key in self.store.optouts(user)? {
+            if let Ok(r) = self.schema.resolve(&key) {
+                for d in self.schema.details_of(r) {
+                    allowed.remove(d);
+                }
+            }
+        }
+        Ok(allowed)
+    }
+
+    /// Extracts preferences from a conversation within the allowed categories. Stores nothing.
+    pub fn extract(
+        &self,
+        conversation: &Conversation,
+        allowed: &DetailSet,
+    ) -> Result<Extraction, MemoryError> {
+        self.models.extract(conversation, allowed)
+    }
+
+    /// Decides what an incoming preference does to the user's stored ones in its category.
+    pub fn decide(
+        &self,
+        user: &UserId,
+        incoming: &Extracted,
+    ) -> Result<(Maintenance, Vec<Preference>), MemoryError> {
+        let stored = self.store.in_category(user, incoming.detail)?;
+        if stored.is_empty() {
+            return Ok((Maintenance::New, stored));
+        }
+        let detail = self.schema.detail(incoming.detail);
+        let options = maintain::Options::new(
+            detail.cardinality,
+            &stored,
+            &incoming.attribute,
+            &incoming.sentence,
+        );
+        if let Some(op) = options.forced() {
+            return Ok((op, stored));
+        }
+        if let Some(op) = options.by_negation(&incoming.sentence) {
+            return Ok((op, stored));
+        }
+        let llm = self.load_llm()?;
+        let request = Request {
+            prefix: self.models.maintain_prefix.clone(),
+            prompt: maintain::prompt(detail, &stored, &incoming.attribute, &incoming.sentence),
+            grammar: options.grammar(),
+        };
+        // Answers that differ in their first token are scored in one forward pass.
+        let answers = options.answers();
+        let text = match llm.choose(request.clone(), answers.clone())? {
+            Some(c) => answers[c.index].clone(),
+            None => llm.complete(request)?.text,
+        };
+        let op = options.parse(&text)?;
+        Ok((op, stored))
+    }
+
+    /// Maintains one incoming preference against the store: reads what is stored in its
+    /// category, decides ([`Memory::decide`]), and commits the lifecycle's changes
+    /// ([`lifecycle::maintenance`]; its module doc has the rules by which an extraction below
+    /// `extraction.confirm_below` is stored pending and never displaces a confirmed value).
+    pub fn maintain(&self, user: &UserId, incoming: &Extracted) -> Result<Outcome, MemoryError> {
+        let _w = lock(&self.write);
+        let (op, stored) = self.decide(user, incoming)?;
+        let cx = lifecycle::Context {
+            schema: &self.schema,
+            user,
+            now: Millis::now(),
+        };
+        let new_id = match op {
+            Maintenance::Pass(_) => None,
+            _ => Some(self.store.allocate_ids(1)?[0]),
+        };
+        let confirm_below = self.config().extraction.confirm_below;
+        let step = lifecycle::maintenance(cx, op, &stored, incoming, confirm_below, new_id);
+        self.commit(
+            step.changes,
+            std::slice::from_ref(&step.written),
+            &step.removed,
+        )?;
+        Ok(Outcome {
+            extracted: incoming.clone(),
+            op,
+            preference: step.written,
+            previous: step.before,
+        })
+    }
+}
