@@ -5,6 +5,7 @@ pub mod bench;
 pub mod carmem;
 pub mod cases;
 pub mod confirm;
+pub mod fit;
 pub mod gate;
 pub mod metrics;
 pub mod relevance;

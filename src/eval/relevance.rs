@@ -10,7 +10,7 @@
 
 use serde_json::{json, Value};
 
-use super::gate::fit_plain;
+use super::fit::fit_plain;
 use crate::memory::gate::sigmoid;
 use crate::memory::relevance::{Relevance, FEATURES, FORMAT};
 use crate::memory::Recalled;
