@@ -24,7 +24,7 @@ use serde_json::{json, Value};
 use super::carmem::EvalError;
 use super::metrics::quantile;
 use crate::conversation::Conversation;
-use crate::memory::values::named_values;
+use crate::memory::values::{named_values, turned_down};
 use crate::memory::{Memory, Models};
 use crate::pref::{Preference, UserId};
 use crate::schema::{CategoryRef, Schema};
@@ -134,11 +134,11 @@ pub fn value_matches(schema: &Schema, stored: &Preference, expected: &str) -> bo
             .any(|v| v.eq_ignore_ascii_case(sv))
 }
 
+/// Whether a value turns something down, and the value itself.
 fn split_not(s: &str) -> (bool, &str) {
-    let t = s.trim();
-    match t.get(..4) {
-        Some(p) if p.eq_ignore_ascii_case("not ") => (true, t[4..].trim()),
-        _ => (false, t),
+    match turned_down(s) {
+        Some(v) => (true, v),
+        None => (false, s.trim()),
     }
 }
 

@@ -33,24 +33,20 @@ pub struct Query {
 }
 
 impl Query {
-    /// From a ranking (`Memory::rank`); `relevant` says which preferences the query needs.
+    /// From a ranking (`Memory::rank`, whose features it reuses); `relevant` says which
+    /// preferences the query needs.
     pub fn new(
         user: usize,
         related: bool,
         ranked: &[Recalled],
         relevant: impl Fn(&Recalled) -> (bool, bool),
     ) -> Query {
-        let top = ranked.first().map_or(0.0, |r| r.score);
         let candidates = ranked
             .iter()
             .map(|r| {
                 let (relevant, truth) = relevant(r);
                 Candidate {
-                    features: crate::memory::relevance::features(
-                        r.cosine,
-                        r.log_prior,
-                        r.score - top,
-                    ),
+                    features: r.features,
                     relevant,
                     truth,
                 }

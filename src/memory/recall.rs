@@ -19,6 +19,8 @@ pub struct Recalled {
     pub cosine: f32,
     /// `ln(P(the preference's subcategory | utterance) + FLOOR)` (0 without the prior).
     pub log_prior: f32,
+    /// What `relevance` was computed from (`relevance::features`).
+    pub features: [f32; relevance::FEATURES],
     /// The calibrated probability, in [0, 1], that the preference matters for the utterance
     /// (`memory::relevance`); recall returns only those at or above `recall.min_relevance`.
     pub relevance: f32,
@@ -111,6 +113,7 @@ impl Memory {
                         score,
                         cosine: score,
                         log_prior: 0.0,
+                        features: [0.0; relevance::FEATURES],
                         relevance: 0.0,
                     }),
                     _ => {
@@ -135,8 +138,8 @@ impl Memory {
         }
         let top = out.first().map_or(0.0, |r| r.score);
         for r in &mut out {
-            let f = relevance::features(r.cosine, r.log_prior, r.score - top);
-            r.relevance = self.models.relevance.probability(&f);
+            r.features = relevance::features(r.cosine, r.log_prior, r.score - top);
+            r.relevance = self.models.relevance.probability(&r.features);
         }
         Ok(out)
     }

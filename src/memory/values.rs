@@ -122,16 +122,19 @@ pub fn named_values<'a>(
 /// stored value ([`negation_of`]).
 pub const NOT: &str = "not ";
 
+/// The value an attribute turns down (`not X` → `Some("X")`, ignoring case and spaces), or
+/// `None` when it turns nothing down.
+pub fn turned_down(attribute: &str) -> Option<&str> {
+    let x = attribute.trim();
+    x.get(..NOT.len())
+        .filter(|p| p.eq_ignore_ascii_case(NOT))
+        .map(|_| x[NOT.len()..].trim())
+}
+
 /// Whether one attribute is the other turned down (`not X` against `X`, either way round,
 /// ignoring case).
 pub fn negation_of(a: &str, b: &str) -> bool {
-    let strip = |x: &str| {
-        let x = x.trim();
-        x.get(..NOT.len())
-            .filter(|p| p.eq_ignore_ascii_case(NOT))
-            .map(|_| x[NOT.len()..].trim().to_string())
-    };
-    match (strip(a), strip(b)) {
+    match (turned_down(a), turned_down(b)) {
         (Some(x), None) => x.eq_ignore_ascii_case(b.trim()),
         (None, Some(y)) => y.eq_ignore_ascii_case(a.trim()),
         _ => false,
