@@ -102,6 +102,16 @@ struct HistRecord {
     sentence: Option<String>,
 }
 
+impl HistRecord {
+    /// The ids of the preferences this entry holds (before and after).
+    fn ids(&self) -> impl Iterator<Item = u64> + '_ {
+        [&self.before, &self.after]
+            .into_iter()
+            .flatten()
+            .map(|p| p.id)
+    }
+}
+
 /// The redb store of one data directory.
 pub struct Store {
     db: Database,
@@ -471,21 +481,7 @@ impl Store {
                     .remove((user.as_str(), key.as_str()))
                     .map_err(|e| self.err(e))?;
             }
-            Change::ScrubHistory(user, ids) => {
-                let u = user.as_str();
-                let ids: BTreeSet<u64> = ids.iter().map(|i| i.0).collect();
-                let holds = |b: &[u8]| {
-                    serde_json::from_slice::<HistRecord>(b).is_ok_and(|h| {
-                        [&h.before, &h.after]
-                            .into_iter()
-                            .flatten()
-                            .any(|p| ids.contains(&p.id))
-                    })
-                };
-                t.history
-                    .retain_in((u, 0u64)..=(u, u64::MAX), |_, v| !holds(v))
-                    .map_err(|e| self.err(e))?;
-            }
+            Change::ScrubHistory(user, ids) => self.scrub_history(t, &user, &ids)?,
             Change::ClearHistory(user) => {
                 let u = user.as_str();
                 t.history
@@ -494,6 +490,59 @@ impl Store {
             }
         }
         Ok(())
+    }
+
+    /// Removes every history entry of `user` that holds a value of the deleted preferences
+    /// `ids` or of their lineage: a deleted preference's predecessors that it superseded (and
+    /// that are not stored any more) are followed through the entries that link them, so an
+    /// older value ("22 degrees" before the update to 19) goes with the one that replaced it.
+    /// A predecessor that is still stored keeps its own entries; an entry linking it to a
+    /// deleted one goes, since it holds the deleted value.
+    fn scrub_history(
+        &self,
+        t: &mut Tables<'_>,
+        user: &UserId,
+        ids: &[PreferenceId],
+    ) -> Result<(), StoreError> {
+        let u = user.as_str();
+        let mut links: Vec<Vec<u64>> = Vec::new();
+        for item in t
+            .history
+            .range((u, 0u64)..=(u, u64::MAX))
+            .map_err(|e| self.err(e))?
+        {
+            let (_, v) = item.map_err(|e| self.err(e))?;
+            if let Ok(h) = serde_json::from_slice::<HistRecord>(v.value()) {
+                links.push(h.ids().collect());
+            }
+        }
+        let mut gone: BTreeSet<u64> = ids.iter().map(|i| i.0).collect();
+        loop {
+            let reached: BTreeSet<u64> = links
+                .iter()
+                .filter(|l| l.iter().any(|i| gone.contains(i)))
+                .flatten()
+                .copied()
+                .filter(|i| !gone.contains(i))
+                .collect();
+            let mut grew = false;
+            for i in reached {
+                if t.prefs.get(i).map_err(|e| self.err(e))?.is_none() {
+                    gone.insert(i);
+                    grew = true;
+                }
+            }
+            if !grew {
+                break;
+            }
+        }
+        let holds = |b: &[u8]| {
+            serde_json::from_slice::<HistRecord>(b)
+                .is_ok_and(|h| h.ids().any(|i| gone.contains(&i)))
+        };
+        t.history
+            .retain_in((u, 0u64)..=(u, u64::MAX), |_, v| !holds(v))
+            .map_err(|e| self.err(e))
     }
 
     /// Removes the lookup row of the stored preference `id`, if there is one.

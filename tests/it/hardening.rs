@@ -1,0 +1,88 @@
+//! Issue 15: forget means forgotten, opt-out wins over a concurrent remember, durable index
+//! state; the server's bounds are in `serve.rs`.
+
+use glovebox::memory::{Extracted, ForgetWhat, Memory};
+use glovebox::pref::{Maintenance, Operation, Status};
+use tempfile::tempdir;
+
+use crate::common::{config, open, user};
+
+fn temperature(m: &Memory, attribute: &str, sentence: &str, confidence: f32) -> Extracted {
+    Extracted {
+        detail: m.schema().detail_by_key("preferred_temperature").unwrap(),
+        attribute: attribute.into(),
+        sentence: sentence.into(),
+        confidence,
+    }
+}
+
+/// Every file of the data directory, as bytes.
+fn files(dir: &std::path::Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .map(|p| {
+            let b = std::fs::read(&p).unwrap();
+            (p, b)
+        })
+        .collect()
+}
+
+fn holds(bytes: &[u8], needle: &str) -> bool {
+    bytes.windows(needle.len()).any(|w| w == needle.as_bytes())
+}
+
+const OLD: &str = "22 degrees is the temperature I always like";
+const NEW: &str = "19 degrees from now on";
+
+#[test]
+fn forget_scrubs_superseded_values_from_history_and_disk() {
+    let dir = tempdir().unwrap();
+    let mut m = open(dir.path());
+    let ann = user("ann");
+    m.maintain(&ann, &temperature(&m, "22 degree Celcius", OLD, 1.0))
+        .unwrap();
+    let up = m
+        .maintain(&ann, &temperature(&m, "19 degree Celcius", NEW, 1.0))
+        .unwrap();
+    assert!(matches!(up.op, Maintenance::Update(_)), "{:?}", up.op);
+    let before = format!("{:?}", m.history(&ann).unwrap());
+    assert!(before.contains(OLD), "history holds the first value before the forget");
+
+    let cat = m.schema().resolve("preferred_temperature").unwrap();
+    m.forget(&ann, ForgetWhat::Category(cat)).unwrap();
+    let h = m.history(&ann).unwrap();
+    let text = format!("{h:?}");
+    for gone in [OLD, NEW, "22 degree Celcius", "19 degree Celcius"] {
+        assert!(!text.contains(gone), "history still holds {gone:?}: {text}");
+    }
+    assert!(h.iter().any(|e| e.op == Operation::Forget));
+
+    m.compact().unwrap();
+    for (path, bytes) in files(dir.path()) {
+        for gone in [OLD, NEW, "22 degree Celcius", "19 degree Celcius"] {
+            assert!(!holds(&bytes, gone), "{} still holds {gone:?}", path.display());
+        }
+    }
+}
+
+#[test]
+fn rejecting_a_pending_update_keeps_the_live_values_history() {
+    let dir = tempdir().unwrap();
+    let mut cfg = config();
+    cfg.extraction.confirm_below = 0.5;
+    let m = Memory::open(dir.path(), cfg).unwrap();
+    let ann = user("ann");
+    m.maintain(&ann, &temperature(&m, "22 degree Celcius", OLD, 1.0))
+        .unwrap();
+    // An uncertain update waits beside the live value, pending.
+    let up = m
+        .maintain(&ann, &temperature(&m, "19 degree Celcius", NEW, 0.01))
+        .unwrap();
+    assert_eq!(up.preference.status, Status::Pending);
+    m.reject(&ann, up.preference.id).unwrap();
+    let text = format!("{:?}", m.history(&ann).unwrap());
+    assert!(text.contains(OLD), "the live value's history stays: {text}");
+    assert!(!text.contains(NEW), "the rejected value is gone: {text}");
+}
