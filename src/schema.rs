@@ -345,6 +345,13 @@ impl Schema {
         }
     }
 
+    /// The keys an opt-out of `d` may be recorded under: the detail's own and its
+    /// subcategory's.
+    pub fn opt_out_keys(&self, d: DetailId) -> Vec<String> {
+        let detail = self.detail(d);
+        vec![detail.key.clone(), self.sub(detail.sub).key.clone()]
+    }
+
     /// The stable key of a category reference.
     pub fn ref_key(&self, r: CategoryRef) -> &str {
         match r {

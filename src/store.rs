@@ -56,6 +56,8 @@ pub enum StoreError {
     Busy { path: PathBuf },
     #[error("store {path}: {message}")]
     Db { path: PathBuf, message: String },
+    #[error("user {user} has opted out of category {category}: nothing was stored")]
+    OptedOut { user: String, category: String },
 }
 
 /// One change, applied with others in one transaction by [`Store::apply`].
@@ -73,6 +75,10 @@ pub enum Change {
     ClearHistory(UserId),
     /// Remove the user's history entries that hold any of these preferences (before or after).
     ScrubHistory(UserId, Vec<PreferenceId>),
+    /// Abort the whole transaction with [`StoreError::OptedOut`] if the user has opted out of
+    /// any of these category keys (a detail's own key and those of its sub and main category):
+    /// put before a write of an extraction, it makes the opt-out check part of that write.
+    UnlessOptedOut(UserId, Vec<String>),
 }
 
 #[derive(Serialize, Deserialize)]
@@ -482,6 +488,20 @@ impl Store {
                     .map_err(|e| self.err(e))?;
             }
             Change::ScrubHistory(user, ids) => self.scrub_history(t, &user, &ids)?,
+            Change::UnlessOptedOut(user, keys) => {
+                for key in keys {
+                    let out = t
+                        .optouts
+                        .get((user.as_str(), key.as_str()))
+                        .map_err(|e| self.err(e))?;
+                    if out.is_some() {
+                        return Err(StoreError::OptedOut {
+                            user: user.as_str().to_string(),
+                            category: key,
+                        });
+                    }
+                }
+            }
             Change::ClearHistory(user) => {
                 let u = user.as_str();
                 t.history

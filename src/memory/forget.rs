@@ -59,31 +59,42 @@ impl Memory {
     }
 
     /// Opts a user out of a category: it can no longer be extracted, and what is stored in it
-    /// is deleted now. Returns the deleted preferences.
+    /// is deleted now, in the same transaction as the opt-out (a crash leaves both or
+    /// neither). Returns the deleted preferences.
     pub fn opt_out(
         &self,
         user: &UserId,
         category: CategoryRef,
     ) -> Result<Vec<Preference>, MemoryError> {
         let key = self.schema.ref_key(category).to_string();
-        {
-            let _w = lock(&self.write);
-            self.store.apply(vec![
-                Change::OptOut(user.clone(), key.clone()),
-                Change::History(
-                    user.clone(),
-                    HistoryEntry {
-                        time: Millis::now(),
-                        op: Operation::OptOut,
-                        category: key,
-                        before: None,
-                        after: None,
-                        sentence: None,
-                    },
-                ),
-            ])?;
+        let _w = lock(&self.write);
+        let now = Millis::now();
+        let mut prefs = Vec::new();
+        for d in self.schema.details_of(category) {
+            prefs.extend(self.store.in_category(user, d)?);
         }
-        self.forget(user, ForgetWhat::Category(category))
+        let cx = lifecycle::Context {
+            schema: &self.schema,
+            user,
+            now,
+        };
+        let mut changes = vec![
+            Change::OptOut(user.clone(), key.clone()),
+            Change::History(
+                user.clone(),
+                HistoryEntry {
+                    time: now,
+                    op: Operation::OptOut,
+                    category: key,
+                    before: None,
+                    after: None,
+                    sentence: None,
+                },
+            ),
+        ];
+        changes.extend(lifecycle::deletion(cx, &prefs, Operation::Forget));
+        self.commit(changes, &[], &prefs)?;
+        Ok(prefs)
     }
 
     /// Takes back an opt-out.

@@ -8,6 +8,7 @@ use crate::conversation::Conversation;
 use crate::llm::Request;
 use crate::pref::{Maintenance, Millis, Preference, UserId};
 use crate::schema::DetailSet;
+use crate::store::{Change, StoreError};
 impl Memory {
     /// Extracts preferences from a finished conversation and maintains each against the store.
     pub fn remember(
@@ -17,11 +18,16 @@ impl Memory {
     ) -> Result<Vec<Outcome>, MemoryError> {
         let allowed = self.allowed(user)?;
         let extraction = self.extract(conversation, &allowed)?;
-        extraction
-            .items
-            .iter()
-            .map(|e| self.maintain(user, e))
-            .collect()
+        let mut outcomes = Vec::with_capacity(extraction.items.len());
+        for e in &extraction.items {
+            match self.maintain(user, e) {
+                Ok(o) => outcomes.push(o),
+                // Opted out while the extraction ran: the opt-out wins, nothing is stored.
+                Err(MemoryError::Store(StoreError::OptedOut { .. })) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(outcomes)
     }
 
     /// The details a user allows: the schema minus their opt-outs.
@@ -89,6 +95,9 @@ impl Memory {
     /// category, decides ([`Memory::decide`]), and commits the lifecycle's changes
     /// ([`lifecycle::maintenance`]; its module doc has the rules by which an extraction below
     /// `extraction.confirm_below` is stored pending and never displaces a confirmed value).
+    /// The write re-checks the user's opt-outs in its own transaction: if the category was
+    /// opted out after the extraction began, nothing is stored and the error
+    /// [`StoreError::OptedOut`] says so.
     pub fn maintain(&self, user: &UserId, incoming: &Extracted) -> Result<Outcome, MemoryError> {
         let _w = lock(&self.write);
         let (op, stored) = self.decide(user, incoming)?;
@@ -103,8 +112,10 @@ impl Memory {
         };
         let confirm_below = self.config().extraction.confirm_below;
         let step = lifecycle::maintenance(cx, op, &stored, incoming, confirm_below, new_id);
+        let guard = Change::UnlessOptedOut(user.clone(), self.schema.opt_out_keys(incoming.detail));
+        let changes = std::iter::once(guard).chain(step.changes).collect();
         self.commit(
-            step.changes,
+            changes,
             std::slice::from_ref(&step.written),
             &step.removed,
         )?;

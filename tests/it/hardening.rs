@@ -86,3 +86,46 @@ fn rejecting_a_pending_update_keeps_the_live_values_history() {
     assert!(text.contains(OLD), "the live value's history stays: {text}");
     assert!(!text.contains(NEW), "the rejected value is gone: {text}");
 }
+
+/// Issue 15.4: an opt-out acknowledged while an extraction runs wins over its write. The
+/// interleaving is made deterministic: the extraction is taken first (as `remember` does
+/// before it writes), the opt-out lands, then the extraction is written.
+#[test]
+fn an_opt_out_acknowledged_before_the_write_wins() {
+    let dir = tempdir().unwrap();
+    let m = open(dir.path());
+    let ann = user("ann");
+    let extracted = temperature(&m, "22 degree Celcius", OLD, 1.0);
+    let climate = m.schema().resolve("Climate Control").unwrap();
+    m.opt_out(&ann, climate).unwrap();
+    let err = m.maintain(&ann, &extracted).unwrap_err();
+    assert!(err.to_string().contains("opted out"), "{err}");
+    assert!(m.list(&ann).unwrap().is_empty());
+    assert_eq!(m.index_len(), 0);
+    let text = format!("{:?}", m.history(&ann).unwrap());
+    assert!(!text.contains(OLD), "{text}");
+}
+
+/// Issue 15.4: opting out deletes what the category holds in the same transaction as the
+/// opt-out itself: the history shows the opt-out and the forget at one time, and a reopen
+/// finds both.
+#[test]
+fn opt_out_and_its_deletions_are_one_write() {
+    let dir = tempdir().unwrap();
+    let ann = user("ann");
+    {
+        let m = open(dir.path());
+        m.maintain(&ann, &temperature(&m, "22 degree Celcius", OLD, 1.0))
+            .unwrap();
+        let climate = m.schema().resolve("Climate Control").unwrap();
+        assert_eq!(m.opt_out(&ann, climate).unwrap().len(), 1);
+        let h = m.history(&ann).unwrap();
+        let out = h.iter().find(|e| e.op == Operation::OptOut).unwrap();
+        let forget = h.iter().find(|e| e.op == Operation::Forget).unwrap();
+        assert_eq!(out.time, forget.time, "{h:?}");
+    }
+    let m = open(dir.path());
+    assert!(m.list(&ann).unwrap().is_empty());
+    assert_eq!(m.index_len(), 0);
+    assert_eq!(m.optouts(&ann).unwrap().len(), 1);
+}
