@@ -12,6 +12,9 @@ use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+/// The files of an embedder's folder that determine its vectors.
+pub const EMBEDDER_FILES: [&str; 3] = ["model.safetensors", "tokenizer.json", "config.json"];
+
 /// The directory of one kind of cache file (`prefix-kv`, `embeddings`) in the user's cache
 /// directory, or `None` when caching is off or there is no home directory.
 pub fn dir(enabled: bool, kind: &str) -> Option<PathBuf> {
@@ -37,7 +40,7 @@ pub fn prefix_file(dir: &Path, model: &Path, prefix: &str, context: u32, batch: 
 pub fn embeddings_file(dir: &Path, embedder: &Path, texts: &[String]) -> PathBuf {
     let mut h = DefaultHasher::new();
     embedder.hash(&mut h);
-    for f in ["model.safetensors", "tokenizer.json", "config.json"] {
+    for f in EMBEDDER_FILES {
         stamp(&mut h, &embedder.join(f));
     }
     texts.hash(&mut h);

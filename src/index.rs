@@ -12,6 +12,8 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use crate::durable;
+
 use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
 /// Filters passing at most this many keys are searched exactly.
@@ -55,12 +57,6 @@ fn options(dim: usize) -> IndexOptions {
 fn keys_path(path: &Path) -> PathBuf {
     let mut p = path.as_os_str().to_owned();
     p.push(".keys");
-    PathBuf::from(p)
-}
-
-fn tmp_path(path: &Path) -> PathBuf {
-    let mut p = path.as_os_str().to_owned();
-    p.push(".tmp");
     PathBuf::from(p)
 }
 
@@ -112,23 +108,26 @@ impl VectorIndex {
         Ok(VectorIndex { index, keys, dim })
     }
 
-    /// Saves the index and its key list, each written to a temporary file and renamed into place.
+    /// Saves the index and its key list durably: each is written to a temporary file, fsynced,
+    /// renamed into place, and the directory fsynced (`crate::durable`), so the caller may
+    /// then write a state that names them.
     pub fn save(&self, path: &Path) -> Result<(), IndexError> {
         let bad = |message: String| IndexError::File {
             path: path.to_path_buf(),
             message,
         };
-        let tmp = tmp_path(path);
+        let tmp = durable::tmp_path(path);
         let t = tmp
             .to_str()
             .ok_or_else(|| bad("path is not UTF-8".into()))?;
         self.index.save(t).map_err(|e| bad(e.to_string()))?;
         let kp = keys_path(path);
-        let ktmp = tmp_path(&kp);
+        let ktmp = durable::tmp_path(&kp);
+        durable::sync_file(&tmp).map_err(|e| bad(e.to_string()))?;
         let json = serde_json::to_vec(&self.keys).expect("a set of integers serialises");
-        std::fs::write(&ktmp, json).map_err(|e| bad(e.to_string()))?;
+        durable::write_synced(&ktmp, &json).map_err(|e| bad(e.to_string()))?;
         std::fs::rename(&tmp, path).map_err(|e| bad(e.to_string()))?;
-        std::fs::rename(&ktmp, &kp).map_err(|e| bad(e.to_string()))?;
+        durable::rename(&ktmp, &kp).map_err(|e| bad(e.to_string()))?;
         Ok(())
     }
 

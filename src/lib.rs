@@ -8,6 +8,7 @@ pub mod cache;
 pub mod cli;
 pub mod config;
 pub mod conversation;
+pub mod durable;
 pub mod embed;
 #[cfg(feature = "harness")]
 pub mod eval;

@@ -50,6 +50,8 @@ pub enum LlmError {
     DeadEnd(usize),
     #[error("the LLM is busy: {0} requests are already waiting")]
     Busy(usize),
+    #[error("internal error: the LLM failed on this request (its contexts were rebuilt; other requests are unaffected)")]
+    Panicked,
     #[error("the LLM thread has stopped")]
     Stopped,
 }
@@ -260,16 +262,30 @@ fn worker(
         slots: Vec::new(),
     };
     while let Ok(job) = rx.recv() {
+        // A job that panics answers `Panicked`; its contexts may be half-written, so every
+        // evaluated prefix is dropped and evaluated afresh when next needed (the weights are
+        // read-only and stay loaded).
+        fn guarded<T>(
+            engine: &mut Engine<'_>,
+            f: impl FnOnce(&mut Engine<'_>) -> Result<T, LlmError>,
+        ) -> Result<T, LlmError> {
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut *engine)));
+            r.unwrap_or_else(|_| {
+                tracing::error!("the LLM panicked on a request; rebuilding its contexts");
+                engine.slots.clear();
+                Err(LlmError::Panicked)
+            })
+        }
         match job {
             Job::Complete(req, reply) => {
-                let _ = reply.send(engine.complete(&req));
+                let _ = reply.send(guarded(&mut engine, |e| e.complete(&req)));
             }
             Job::Choose(req, options, reply) => {
-                let _ = reply.send(engine.choose(&req, &options));
+                let _ = reply.send(guarded(&mut engine, |e| e.choose(&req, &options)));
             }
             #[cfg(feature = "harness")]
             Job::Raw(req, n, reply) => {
-                let _ = reply.send(engine.raw_cost(&req, n));
+                let _ = reply.send(guarded(&mut engine, |e| e.raw_cost(&req, n)));
             }
         }
     }

@@ -1,12 +1,15 @@
 //! A model that owns one OS thread: callers send it closures through a bounded channel and
 //! wait for the answer, blocking or async. Inference never runs on a caller's (or tokio's)
-//! thread, and the model is never shared behind a lock.
+//! thread, and the model is never shared behind a lock. A job that panics answers its caller
+//! [`WorkerError::Panicked`] and the model is built afresh before the next job, so one bad
+//! request never leaves the model dead for the life of the process.
 
 use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
 
 use tokio::sync::oneshot;
 
-type Job<M> = Box<dyn FnOnce(&mut M) + Send>;
+/// A job; returns whether it panicked (the model may then be in any state).
+type Job<M> = Box<dyn FnOnce(&mut M) -> bool + Send>;
 
 /// Why a job did not run.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -15,6 +18,8 @@ pub enum WorkerError {
     Busy(&'static str, usize),
     #[error("{0} has stopped")]
     Stopped(&'static str),
+    #[error("internal error: {0} failed on this request (it was restarted; other requests are unaffected)")]
+    Panicked(&'static str),
 }
 
 /// Handle to a thread owning a model `M`. Cheap to clone; the thread ends with the last handle.
@@ -36,10 +41,11 @@ impl<M> Clone for Worker<M> {
 
 impl<M: 'static> Worker<M> {
     /// Starts the thread, builds the model on it with `init`, and returns once that is done.
-    pub fn spawn<E: Send + 'static>(
+    /// `init` runs again after a job panics; if it fails then, the worker stops.
+    pub fn spawn<E: Send + std::fmt::Display + 'static>(
         name: &'static str,
         queue: usize,
-        init: impl FnOnce() -> Result<M, E> + Send + 'static,
+        init: impl Fn() -> Result<M, E> + Send + 'static,
     ) -> Result<Worker<M>, E>
     where
         E: From<WorkerError>,
@@ -60,7 +66,16 @@ impl<M: 'static> Worker<M> {
                     }
                 };
                 while let Ok(job) = rx.recv() {
-                    job(&mut model);
+                    if job(&mut model) {
+                        tracing::error!("{name}: a request panicked; rebuilding the model");
+                        model = match init() {
+                            Ok(m) => m,
+                            Err(e) => {
+                                tracing::error!("{name}: cannot rebuild the model ({e}); stopping");
+                                return;
+                            }
+                        };
+                    }
                 }
             })
             .map_err(|_| E::from(WorkerError::Stopped(name)))?;
@@ -73,10 +88,14 @@ impl<M: 'static> Worker<M> {
     fn submit<R: Send + 'static>(
         &self,
         f: impl FnOnce(&mut M) -> R + Send + 'static,
-    ) -> Result<oneshot::Receiver<R>, WorkerError> {
+    ) -> Result<oneshot::Receiver<Result<R, WorkerError>>, WorkerError> {
         let (tx, rx) = oneshot::channel();
+        let name = self.name;
         let job: Job<M> = Box::new(move |m| {
-            let _ = tx.send(f(m));
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(m)));
+            let panicked = r.is_err();
+            let _ = tx.send(r.map_err(|_| WorkerError::Panicked(name)));
+            panicked
         });
         self.tx.try_send(job).map_err(|e| match e {
             TrySendError::Full(_) => WorkerError::Busy(self.name, self.queue),
@@ -92,7 +111,7 @@ impl<M: 'static> Worker<M> {
     ) -> Result<R, WorkerError> {
         self.submit(f)?
             .blocking_recv()
-            .map_err(|_| WorkerError::Stopped(self.name))
+            .map_err(|_| WorkerError::Stopped(self.name))?
     }
 
     /// Runs `f` on the model's thread without blocking the async runtime.
@@ -102,7 +121,7 @@ impl<M: 'static> Worker<M> {
     ) -> Result<R, WorkerError> {
         self.submit(f)?
             .await
-            .map_err(|_| WorkerError::Stopped(self.name))
+            .map_err(|_| WorkerError::Stopped(self.name))?
     }
 }
 
@@ -112,6 +131,11 @@ mod tests {
 
     #[derive(Debug)]
     struct E(String);
+    impl std::fmt::Display for E {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(&self.0)
+        }
+    }
     impl From<WorkerError> for E {
         fn from(e: WorkerError) -> Self {
             E(e.to_string())
@@ -132,6 +156,23 @@ mod tests {
             assert_eq!(n, i);
             assert_ne!(there, here);
         }
+    }
+
+    #[test]
+    fn a_panicking_job_answers_panicked_and_the_model_is_rebuilt() {
+        let builds = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let b = builds.clone();
+        let w = Worker::spawn("fragile", 4, move || {
+            b.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Ok::<_, E>(0u32)
+        })
+        .unwrap();
+        w.call(|m| *m += 5).unwrap();
+        let r = w.call(|_: &mut u32| -> u32 { panic!("a bad request") });
+        assert_eq!(r, Err(WorkerError::Panicked("fragile")));
+        // The next request runs on a freshly built model.
+        assert_eq!(w.call(|m| *m).unwrap(), 0);
+        assert_eq!(builds.load(std::sync::atomic::Ordering::SeqCst), 2);
     }
 
     #[test]

@@ -1,20 +1,51 @@
 //! The derived vector index and how it is kept in step with the store: each preference's
-//! embedding text, the fingerprint of the store state the index reflects (saved beside it in
-//! `index.state`), reconciliation at open, and the commit that writes redb first and then the
-//! index.
+//! embedding text, the state the index reflects (saved beside it in `index.state`: the
+//! embedding text's version, the embedder's identity and the fingerprint of the store),
+//! reconciliation at open, and the commit that writes redb first and then the index.
+//!
+//! **Invariant:** `index.state` is written (durably, after the index files are) only for an
+//! index that holds exactly the store's preferences, embedded from [`Memory::embedding_text`]
+//! by the embedder it names; anything else found at open is rebuilt from the store.
 
 use std::collections::BTreeSet;
 use std::hash::{Hash, Hasher};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::{lock, Memory, MemoryError, INDEX_FILE, INDEX_STATE_FILE};
 use crate::embed::EMBED_DIM;
 use crate::index::VectorIndex;
 use crate::pref::Preference;
 use crate::store::Change;
-/// Written before the fingerprint in [`INDEX_STATE_FILE`]: an index built from another
-/// [`Memory::embedding_text`] is rebuilt at open.
+/// Saved in [`INDEX_STATE_FILE`]: an index built from another [`Memory::embedding_text`] is
+/// rebuilt at open.
 const EMBEDDING_TEXT_VERSION: &str = "text2";
+
+/// What `index.state` records: the index is reused at open only when all three match.
+#[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+struct SavedState {
+    text: String,
+    /// [`embedder_identity`] of the embedder that produced the vectors.
+    embedder: String,
+    fingerprint: u64,
+}
+
+/// The identity of the embedder in `dir`: a hash (xxh3, stable across builds) of the content
+/// of the files that determine its vectors. Another model, a fine-tune with the same shapes or
+/// another tokenizer gives another identity, and the index is rebuilt with it.
+pub(super) fn embedder_identity(dir: &Path) -> String {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    for f in crate::cache::EMBEDDER_FILES {
+        h.update(f.as_bytes());
+        match std::fs::read(dir.join(f)) {
+            Ok(bytes) => {
+                h.update(&(bytes.len() as u64).to_le_bytes());
+                h.update(&bytes);
+            }
+            Err(_) => h.update(b"missing"),
+        }
+    }
+    format!("minilm:xxh3:{:016x}", h.digest())
+}
 
 pub(super) struct IndexState {
     pub(super) index: VectorIndex,
@@ -54,12 +85,11 @@ impl Memory {
         let fingerprint = prefs.iter().fold(0u64, |f, p| f ^ pref_hash(p));
         let ids: BTreeSet<u64> = prefs.iter().map(|p| p.id.0).collect();
         let (index_path, state_path) = self.index_paths();
-        let saved_fp = std::fs::read_to_string(&state_path).ok().and_then(|s| {
-            s.trim()
-                .strip_prefix(EMBEDDING_TEXT_VERSION)
-                .and_then(|f| f.trim().parse::<u64>().ok())
-        });
-        if saved_fp == Some(fingerprint) && index_path.exists() {
+        let saved = std::fs::read(&state_path)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<SavedState>(&b).ok());
+        let now = self.saved_state(fingerprint);
+        if saved.as_ref() == Some(&now) && index_path.exists() {
             match VectorIndex::load(&index_path, EMBED_DIM) {
                 Ok(index) if index.keys() == ids => {
                     *lock(&self.index) = IndexState { index, fingerprint };
@@ -81,20 +111,26 @@ impl Memory {
         let mut st = IndexState { index, fingerprint };
         self.save_index(&mut st)?;
         *lock(&self.index) = st;
-        Ok(!prefs.is_empty() || saved_fp.is_some())
+        Ok(!prefs.is_empty() || saved.is_some())
     }
 
     pub(super) fn save_index(&self, st: &mut IndexState) -> Result<(), MemoryError> {
         let (index_path, state_path) = self.index_paths();
         st.index.save(&index_path)?;
-        let tmp = state_path.with_extension("state.tmp");
-        let io = |source| MemoryError::DataDir {
+        let state = serde_json::to_vec(&self.saved_state(st.fingerprint)).expect("serialises");
+        // The index files are durable (`VectorIndex::save`) before the state that names them.
+        crate::durable::write(&state_path, &state).map_err(|source| MemoryError::DataDir {
             path: state_path.clone(),
             source,
-        };
-        std::fs::write(&tmp, format!("{EMBEDDING_TEXT_VERSION} {}", st.fingerprint)).map_err(io)?;
-        std::fs::rename(&tmp, &state_path).map_err(io)?;
-        Ok(())
+        })
+    }
+
+    fn saved_state(&self, fingerprint: u64) -> SavedState {
+        SavedState {
+            text: EMBEDDING_TEXT_VERSION.into(),
+            embedder: self.embedder_id.clone(),
+            fingerprint,
+        }
     }
 
     /// Commits `changes` to the store, then brings the index in step: `added` preferences are

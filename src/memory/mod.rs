@@ -130,6 +130,8 @@ pub struct Memory {
     write: Mutex<()>,
     /// Set when the index had to be rebuilt at open.
     rebuilt: bool,
+    /// The embedder's identity, recorded in `index.state`.
+    embedder_id: String,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -152,6 +154,7 @@ impl Memory {
             source,
         })?;
         let schema = models.schema.clone();
+        let models_dir = models.config().embedder_path();
         let store = Store::open(&dir.join(STORE_FILE), schema.clone())?;
         let mut m = Memory {
             models,
@@ -164,6 +167,7 @@ impl Memory {
             }),
             write: Mutex::new(()),
             rebuilt: false,
+            embedder_id: index_state::embedder_identity(&models_dir),
         };
         m.rebuilt = m.reconcile_index()?;
         // Retention's housekeeping pass at start (the server repeats it daily).

@@ -129,3 +129,49 @@ fn opt_out_and_its_deletions_are_one_write() {
     assert_eq!(m.index_len(), 0);
     assert_eq!(m.optouts(&ann).unwrap().len(), 1);
 }
+
+/// A copy of the checkout's embedder folder in `dir`, its last weight nudged when `nudge`.
+fn embedder_copy(dir: &std::path::Path, nudge: bool) -> std::path::PathBuf {
+    let from = crate::common::models_dir().join("minilm");
+    let to = dir.join("minilm");
+    std::fs::create_dir_all(&to).unwrap();
+    for f in glovebox::cache::EMBEDDER_FILES {
+        std::fs::copy(from.join(f), to.join(f)).unwrap();
+    }
+    if nudge {
+        // The lowest mantissa byte of the last f32 weight: another model, same shapes.
+        let p = to.join("model.safetensors");
+        let mut b = std::fs::read(&p).unwrap();
+        let i = b.len() - 4;
+        b[i] ^= 1;
+        std::fs::write(&p, b).unwrap();
+    }
+    to
+}
+
+/// Issue 15.5: `index.state` names the embedder (by content, not path): the same weights
+/// elsewhere reuse the index, other weights rebuild it.
+#[test]
+fn the_index_is_rebuilt_when_the_embedder_changes() {
+    let dir = tempdir().unwrap();
+    let models = tempdir().unwrap();
+    let with = |embedder: std::path::PathBuf| {
+        let mut cfg = config();
+        cfg.models.embedder = embedder;
+        Memory::open(dir.path(), cfg).unwrap()
+    };
+    {
+        let m = open(dir.path());
+        m.maintain(&user("ann"), &temperature(&m, "22 degree Celcius", OLD, 1.0))
+            .unwrap();
+    }
+    let same = with(embedder_copy(&models.path().join("same"), false));
+    assert!(!same.index_was_rebuilt(), "identical weights elsewhere reuse the index");
+    drop(same);
+    let other = with(embedder_copy(&models.path().join("other"), true));
+    assert!(other.index_was_rebuilt(), "other weights rebuild the index");
+    assert_eq!(other.index_len(), 1);
+    drop(other);
+    let back = open(dir.path());
+    assert!(back.index_was_rebuilt(), "and back again");
+}
