@@ -154,7 +154,7 @@ impl Memory {
             source,
         })?;
         let schema = models.schema.clone();
-        let models_dir = models.config().embedder_path();
+        let embedder_id = models.embedder_id().to_string();
         let store = Store::open(&dir.join(STORE_FILE), schema.clone())?;
         let mut m = Memory {
             models,
@@ -167,7 +167,7 @@ impl Memory {
             }),
             write: Mutex::new(()),
             rebuilt: false,
-            embedder_id: index_state::embedder_identity(&models_dir),
+            embedder_id,
         };
         m.rebuilt = m.reconcile_index()?;
         // Retention's housekeeping pass at start (the server repeats it daily).

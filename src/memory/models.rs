@@ -27,6 +27,8 @@ pub struct Models {
     pub(super) relevance: relevance::Relevance,
     pub(super) prototypes: OnceLock<Arc<Vec<Prototype>>>,
     pub(super) prior: OnceLock<Arc<SubPrior>>,
+    /// The embedder's identity (`index_state::embedder_identity`), computed once.
+    embedder_id: OnceLock<String>,
     pub(super) extract_prefix: Arc<str>,
     pub(super) maintain_prefix: Arc<str>,
     /// Recent extraction answers by (prompt, grammar). Greedy decoding is deterministic, so an
@@ -74,6 +76,7 @@ impl Models {
             relevance,
             prototypes: OnceLock::new(),
             prior: OnceLock::new(),
+            embedder_id: OnceLock::new(),
             answers: Mutex::new(HashMap::new()),
         }))
     }
@@ -82,6 +85,12 @@ impl Models {
     /// with them runs under: the one owner of the `Config`.
     pub fn config(&self) -> &Config {
         &self.cfg
+    }
+
+    /// The embedder's identity, as `index.state` records it.
+    pub fn embedder_id(&self) -> &str {
+        self.embedder_id
+            .get_or_init(|| super::index_state::embedder_identity(&self.cfg.embedder_path()))
     }
 
     pub fn schema(&self) -> &Arc<Schema> {
