@@ -129,6 +129,8 @@ pub struct ServerConfig {
     pub request_timeout_ms: u64,
     /// Model work waiting beyond this answers `busy`.
     pub queue: usize,
+    /// Requests of one connection in flight at once; beyond it a request answers `busy`.
+    pub max_in_flight: usize,
     /// Uids allowed to connect; `None` allows only the uid that runs the server.
     pub allowed_uids: Option<Vec<u32>>,
 }
@@ -215,6 +217,7 @@ impl Default for ServerConfig {
             max_connections: 64,
             request_timeout_ms: 30_000,
             queue: 16,
+            max_in_flight: 32,
             allowed_uids: None,
         }
     }
@@ -276,6 +279,13 @@ impl Config {
         }
         if self.recall.k == 0 {
             return Err("recall.k must be at least 1".into());
+        }
+        let sv = &self.server;
+        if sv.max_in_flight == 0 || sv.queue == 0 || sv.max_connections == 0 {
+            return Err(
+                "server.max_in_flight, server.queue and server.max_connections must be at least 1"
+                    .into(),
+            );
         }
         let r = &self.recall;
         if !(r.sub_prior >= 0.0

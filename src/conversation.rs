@@ -7,6 +7,12 @@ use serde_json::Value;
 pub const MAX_TURNS: usize = 200;
 /// Most characters accepted in one turn.
 pub const MAX_TURN_CHARS: usize = 4_000;
+/// Most user sentences accepted in one conversation: an hour of cabin talk (about 200 turns)
+/// is a few hundred. Each costs an embedder pass, so this bounds the work of one `remember`.
+pub const MAX_USER_SENTENCES: usize = 1_000;
+/// Most words (whitespace-separated; the embedder sees about 1.3 tokens per word) accepted in
+/// the user's turns of one conversation.
+pub const MAX_USER_WORDS: usize = 20_000;
 
 /// Who spoke a turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,6 +56,10 @@ pub enum ConversationError {
     NoUserTurn,
     #[error("conversation has {0} turns; at most {MAX_TURNS} are accepted")]
     TooLong(usize),
+    #[error("conversation has {0} user sentences; at most {MAX_USER_SENTENCES} are accepted")]
+    TooManySentences(usize),
+    #[error("conversation has {0} words in the user's turns; at most {MAX_USER_WORDS} are accepted")]
+    TooManyWords(usize),
 }
 
 fn kind(v: &Value) -> &'static str {
@@ -82,6 +92,15 @@ impl Conversation {
             .any(|t| t.role == Role::User && !t.text.trim().is_empty())
         {
             return Err(ConversationError::NoUserTurn);
+        }
+        let user = || turns.iter().filter(|t| t.role == Role::User);
+        let sentences: usize = user().map(|t| split_sentences(&t.text).len()).sum();
+        if sentences > MAX_USER_SENTENCES {
+            return Err(ConversationError::TooManySentences(sentences));
+        }
+        let words: usize = user().map(|t| t.text.split_whitespace().count()).sum();
+        if words > MAX_USER_WORDS {
+            return Err(ConversationError::TooManyWords(words));
         }
         Ok(Conversation { turns })
     }
@@ -203,6 +222,28 @@ fn push_trimmed(out: &mut Vec<String>, s: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn user_turns(n: usize, text: &str) -> Vec<Turn> {
+        (0..n)
+            .map(|_| Turn {
+                role: Role::User,
+                text: text.to_string(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn sentence_and_word_limits_name_the_limit() {
+        // Within the turn and character limits, but 60,000 one-word sentences.
+        let e = Conversation::new(user_turns(60, &"Ok. ".repeat(1_000))).unwrap_err();
+        assert_eq!(e, ConversationError::TooManySentences(60_000));
+        assert!(e.to_string().contains("at most 1000"), "{e}");
+        let e = Conversation::new(user_turns(200, &"word ".repeat(200))).unwrap_err();
+        assert_eq!(e, ConversationError::TooManyWords(40_000));
+        // An hour of cabin talk: 200 turns of a few sentences each.
+        let hour = "Could you turn the music down a bit. We are almost there. Thanks!";
+        assert!(Conversation::new(user_turns(200, hour)).is_ok());
+    }
 
     #[test]
     fn both_forms_parse() {

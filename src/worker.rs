@@ -1,10 +1,17 @@
-//! A model that owns one OS thread: callers send it closures through a bounded channel and
+//! A model that owns one OS thread: callers send it closures through a bounded queue and
 //! wait for the answer, blocking or async. Inference never runs on a caller's (or tokio's)
-//! thread, and the model is never shared behind a lock. A job that panics answers its caller
-//! [`WorkerError::Panicked`] and the model is built afresh before the next job, so one bad
-//! request never leaves the model dead for the life of the process.
+//! thread, and the model is never shared behind a lock.
+//!
+//! Two lanes: a job sent with [`Lane::Urgent`] (recall's one utterance) runs before every
+//! [`Lane::Bulk`] job still waiting (extraction's sentences, sent in small chunks), so a recall
+//! waits for at most the one bulk job already running, never for a whole extraction.
+//!
+//! A job that panics answers its caller [`WorkerError::Panicked`] and the model is built
+//! afresh before the next job, so one bad request never leaves the model dead for the life of
+//! the process.
 
-use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
+use std::collections::VecDeque;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use tokio::sync::oneshot;
 
@@ -22,11 +29,75 @@ pub enum WorkerError {
     Panicked(&'static str),
 }
 
+/// Which queue a job waits in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lane {
+    /// Runs before any waiting bulk job.
+    Urgent,
+    /// Runs in order, after the urgent jobs.
+    Bulk,
+}
+
+/// The jobs waiting for the thread.
+struct Lanes<M> {
+    urgent: VecDeque<Job<M>>,
+    bulk: VecDeque<Job<M>>,
+    /// False once every handle is gone: the thread finishes what is queued and ends.
+    open: bool,
+    /// False once the thread has ended: nothing more is accepted.
+    running: bool,
+}
+
+struct Queue<M> {
+    lanes: Mutex<Lanes<M>>,
+    wake: Condvar,
+}
+
+impl<M> Queue<M> {
+    fn lock(&self) -> MutexGuard<'_, Lanes<M>> {
+        self.lanes.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The next job, urgent first; `None` once closed and drained.
+    fn next(&self) -> Option<Job<M>> {
+        let mut l = self.lock();
+        loop {
+            if let Some(j) = l.urgent.pop_front().or_else(|| l.bulk.pop_front()) {
+                return Some(j);
+            }
+            if !l.open {
+                return None;
+            }
+            l = self.wake.wait(l).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn stop(&self) {
+        let mut l = self.lock();
+        l.running = false;
+        l.urgent.clear();
+        l.bulk.clear();
+    }
+}
+
+/// Closes the queue when the last handle is dropped.
+struct Handle<M> {
+    queue: Arc<Queue<M>>,
+}
+
+impl<M> Drop for Handle<M> {
+    fn drop(&mut self) {
+        self.queue.lock().open = false;
+        self.queue.wake.notify_all();
+    }
+}
+
 /// Handle to a thread owning a model `M`. Cheap to clone; the thread ends with the last handle.
 pub struct Worker<M> {
     name: &'static str,
+    /// Most jobs waiting in each lane.
     queue: usize,
-    tx: SyncSender<Job<M>>,
+    handle: Arc<Handle<M>>,
 }
 
 impl<M> Clone for Worker<M> {
@@ -34,7 +105,7 @@ impl<M> Clone for Worker<M> {
         Worker {
             name: self.name,
             queue: self.queue,
-            tx: self.tx.clone(),
+            handle: self.handle.clone(),
         }
     }
 }
@@ -50,28 +121,40 @@ impl<M: 'static> Worker<M> {
     where
         E: From<WorkerError>,
     {
-        let (tx, rx) = sync_channel::<Job<M>>(queue);
+        let q = Arc::new(Queue {
+            lanes: Mutex::new(Lanes {
+                urgent: VecDeque::new(),
+                bulk: VecDeque::new(),
+                open: true,
+                running: true,
+            }),
+            wake: Condvar::new(),
+        });
         let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<(), E>>();
+        let thread_q = q.clone();
         std::thread::Builder::new()
             .name(format!("glovebox-{name}"))
             .spawn(move || {
+                let q = thread_q;
                 let mut model = match init() {
                     Ok(m) => {
                         let _ = ready_tx.send(Ok(()));
                         m
                     }
                     Err(e) => {
+                        q.stop();
                         let _ = ready_tx.send(Err(e));
                         return;
                     }
                 };
-                while let Ok(job) = rx.recv() {
+                while let Some(job) = q.next() {
                     if job(&mut model) {
                         tracing::error!("{name}: a request panicked; rebuilding the model");
                         model = match init() {
                             Ok(m) => m,
                             Err(e) => {
                                 tracing::error!("{name}: cannot rebuild the model ({e}); stopping");
+                                q.stop();
                                 return;
                             }
                         };
@@ -82,11 +165,16 @@ impl<M: 'static> Worker<M> {
         ready_rx
             .recv()
             .map_err(|_| E::from(WorkerError::Stopped(name)))??;
-        Ok(Worker { name, queue, tx })
+        Ok(Worker {
+            name,
+            queue,
+            handle: Arc::new(Handle { queue: q }),
+        })
     }
 
     fn submit<R: Send + 'static>(
         &self,
+        lane: Lane,
         f: impl FnOnce(&mut M) -> R + Send + 'static,
     ) -> Result<oneshot::Receiver<Result<R, WorkerError>>, WorkerError> {
         let (tx, rx) = oneshot::channel();
@@ -97,29 +185,50 @@ impl<M: 'static> Worker<M> {
             let _ = tx.send(r.map_err(|_| WorkerError::Panicked(name)));
             panicked
         });
-        self.tx.try_send(job).map_err(|e| match e {
-            TrySendError::Full(_) => WorkerError::Busy(self.name, self.queue),
-            TrySendError::Disconnected(_) => WorkerError::Stopped(self.name),
-        })?;
+        let q = &self.handle.queue;
+        let mut l = q.lock();
+        if !l.running {
+            return Err(WorkerError::Stopped(self.name));
+        }
+        let waiting = match lane {
+            Lane::Urgent => &mut l.urgent,
+            Lane::Bulk => &mut l.bulk,
+        };
+        if waiting.len() >= self.queue {
+            return Err(WorkerError::Busy(self.name, self.queue));
+        }
+        waiting.push_back(job);
+        drop(l);
+        q.wake.notify_one();
         Ok(rx)
     }
 
-    /// Runs `f` on the model's thread and blocks until it returns (not for async code).
+    /// Runs `f` on the model's thread in the bulk lane and blocks until it returns (not for
+    /// async code).
     pub fn call<R: Send + 'static>(
         &self,
         f: impl FnOnce(&mut M) -> R + Send + 'static,
     ) -> Result<R, WorkerError> {
-        self.submit(f)?
+        self.call_in(Lane::Bulk, f)
+    }
+
+    /// Runs `f` on the model's thread in `lane` and blocks until it returns.
+    pub fn call_in<R: Send + 'static>(
+        &self,
+        lane: Lane,
+        f: impl FnOnce(&mut M) -> R + Send + 'static,
+    ) -> Result<R, WorkerError> {
+        self.submit(lane, f)?
             .blocking_recv()
             .map_err(|_| WorkerError::Stopped(self.name))?
     }
 
-    /// Runs `f` on the model's thread without blocking the async runtime.
+    /// Runs `f` on the model's thread in the bulk lane without blocking the async runtime.
     pub async fn call_async<R: Send + 'static>(
         &self,
         f: impl FnOnce(&mut M) -> R + Send + 'static,
     ) -> Result<R, WorkerError> {
-        self.submit(f)?
+        self.submit(Lane::Bulk, f)?
             .await
             .map_err(|_| WorkerError::Stopped(self.name))?
     }
@@ -188,14 +297,60 @@ mod tests {
         let (started_tx, started_rx) = std::sync::mpsc::channel::<()>();
         // Occupies the thread until the gate opens; then one job fits the queue, the next not.
         let _running = w
-            .submit(move |_| {
+            .submit(Lane::Bulk, move |_| {
                 started_tx.send(()).unwrap();
                 gate_rx.recv().ok()
             })
             .unwrap();
         started_rx.recv().unwrap();
-        let _queued = w.submit(|_| ()).unwrap();
-        assert_eq!(w.submit(|_| ()).err(), Some(WorkerError::Busy("slow", 1)));
+        let _queued = w.submit(Lane::Bulk, |_| ()).unwrap();
+        assert_eq!(
+            w.submit(Lane::Bulk, |_| ()).err(),
+            Some(WorkerError::Busy("slow", 1))
+        );
         gate_tx.send(()).unwrap();
+    }
+
+    #[test]
+    fn an_urgent_job_runs_before_every_waiting_bulk_job() {
+        let w = Worker::spawn("ordered", 8, || Ok::<_, E>(Vec::<&str>::new())).unwrap();
+        let (gate_tx, gate_rx) = std::sync::mpsc::channel::<()>();
+        let (started_tx, started_rx) = std::sync::mpsc::channel::<()>();
+        let _running = w
+            .submit(Lane::Bulk, move |m| {
+                started_tx.send(()).unwrap();
+                gate_rx.recv().ok();
+                m.push("running");
+            })
+            .unwrap();
+        started_rx.recv().unwrap();
+        let bulk: Vec<_> = (0..3)
+            .map(|_| w.submit(Lane::Bulk, |m| m.push("bulk")).unwrap())
+            .collect();
+        let urgent = w.submit(Lane::Urgent, |m| m.push("urgent")).unwrap();
+        gate_tx.send(()).unwrap();
+        urgent.blocking_recv().unwrap().unwrap();
+        for b in bulk {
+            b.blocking_recv().unwrap().unwrap();
+        }
+        let order = w.call(|m| m.clone()).unwrap();
+        assert_eq!(order, ["running", "urgent", "bulk", "bulk", "bulk"]);
+    }
+
+    #[test]
+    fn the_thread_ends_with_the_last_handle() {
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+        struct Signal(std::sync::mpsc::Sender<()>);
+        impl Drop for Signal {
+            fn drop(&mut self) {
+                let _ = self.0.send(());
+            }
+        }
+        let w = Worker::spawn("short", 1, move || Ok::<_, E>(Signal(done_tx.clone()))).unwrap();
+        let w2 = w.clone();
+        drop(w);
+        assert!(done_rx.try_recv().is_err(), "a handle is still alive");
+        drop(w2);
+        done_rx.recv().unwrap();
     }
 }

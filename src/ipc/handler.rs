@@ -42,6 +42,7 @@ pub(crate) async fn connection(
     };
     let (tx, writer) = writer(wr);
     let mut lines = LineReader::new(rd, shared.cfg.max_line_bytes);
+    let in_flight = Arc::new(tokio::sync::Semaphore::new(shared.cfg.max_in_flight));
     let mut hello = false;
     loop {
         let frame = tokio::select! {
@@ -82,14 +83,24 @@ pub(crate) async fn connection(
             Ok(Incoming {
                 id,
                 message: Message::Op(req),
-            }) => {
-                let (shared, tx, drain) = (shared.clone(), tx.clone(), drain.clone());
-                tokio::spawn(async move {
-                    let _ = tx.send(handle(&shared, id, req).await).await;
-                    drop(drain);
-                });
-                continue;
-            }
+            }) => match in_flight.clone().try_acquire_owned() {
+                Ok(permit) => {
+                    let (shared, tx, drain) = (shared.clone(), tx.clone(), drain.clone());
+                    tokio::spawn(async move {
+                        let _ = tx.send(handle(&shared, id, req).await).await;
+                        drop((permit, drain));
+                    });
+                    continue;
+                }
+                Err(_) => {
+                    let max = shared.cfg.max_in_flight;
+                    let e = OpError::new(
+                        Code::Busy,
+                        format!("{max} requests of this connection are already in flight (server.max_in_flight)"),
+                    );
+                    protocol::error(Some(id), &e)
+                }
+            },
         };
         let _ = tx.send(answer).await;
     }

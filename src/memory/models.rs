@@ -13,7 +13,7 @@ use crate::config::Config;
 use crate::embed::{Embedder, EMBED_DIM};
 use crate::llm::{Llm, Request};
 use crate::schema::{DetailId, Schema};
-use crate::worker::Worker;
+use crate::worker::{Lane, Worker};
 /// The models one process runs, loaded once and shared by every [`Memory`] it opens (the
 /// eval harness opens a fresh memory per user; tests open many).
 pub struct Models {
@@ -131,23 +131,26 @@ impl Models {
         Ok(())
     }
 
-    /// Embeds texts on the embedder's thread.
+    /// Embeds texts on the embedder's thread, in the bulk lane, one job per batch of
+    /// [`crate::embed::BATCH`] texts: an urgent job (recall) waits for one batch at most.
     pub fn embed(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, MemoryError> {
-        Ok(self.embedder.call(move |e| {
-            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-            e.embed(&refs)
-        })??)
+        let mut out = Vec::with_capacity(texts.len());
+        for chunk in texts.chunks(crate::embed::BATCH) {
+            let chunk = chunk.to_vec();
+            out.extend(self.embedder.call_in(Lane::Bulk, move |e| {
+                let refs: Vec<&str> = chunk.iter().map(String::as_str).collect();
+                e.embed(&refs)
+            })??);
+        }
+        Ok(out)
     }
 
-    /// [`Models::embed`] for async callers.
-    pub async fn embed_async(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, MemoryError> {
+    /// Embeds one utterance in the urgent lane: it runs before any waiting bulk batch.
+    pub fn embed_urgent(&self, text: &str) -> Result<Vec<f32>, MemoryError> {
+        let text = text.to_string();
         Ok(self
             .embedder
-            .call_async(move |e| {
-                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-                e.embed(&refs)
-            })
-            .await??)
+            .call_in(Lane::Urgent, move |e| e.embed_one(&text))??)
     }
 
     /// The category prototypes: the schema's texts and the labelled examples, embedded once.

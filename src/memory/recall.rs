@@ -51,10 +51,7 @@ impl Memory {
         k: usize,
         exclude: Option<&str>,
     ) -> Result<Vec<Recalled>, MemoryError> {
-        let query = self
-            .embed(vec![text.to_string()])?
-            .pop()
-            .unwrap_or_default();
+        let query = self.models.embed_urgent(text)?;
         self.recall_vector(user, &query, k, exclude)
     }
 

@@ -175,3 +175,105 @@ fn the_index_is_rebuilt_when_the_embedder_changes() {
     let back = open(dir.path());
     assert!(back.index_was_rebuilt(), "and back again");
 }
+
+// ---- the server's bounds (issue 15.2, 15.3), against a real `glovebox serve` ----
+
+use serde_json::{json, Value};
+
+use crate::serve::{code, start, Client};
+
+fn remember_line(id: u64, conversation: Value) -> Value {
+    json!({"id": id, "op": "remember", "user": "ann", "conversation": conversation})
+}
+
+/// Issue 15.2: a 64 MiB request line gets exactly one `line_too_long`; the rest of the line is
+/// discarded and the next request on the same connection is answered.
+#[test]
+fn one_oversized_line_gets_one_answer() {
+    let tmp = tempdir().unwrap();
+    let s = start(&tmp, "");
+    let mut c = Client::connect(&s.socket);
+    let mut line = vec![b'a'; 64 << 20];
+    line.push(b'\n');
+    c.send_bytes(&line);
+    c.send(json!({"id": 9, "op": "status"}));
+    let first = c.recv();
+    assert_eq!(code(&first), "line_too_long", "{first}");
+    let second = c.recv();
+    assert_eq!(second["id"], 9, "one answer for the long line, then the status: {second}");
+    assert!(second["ok"].is_object(), "{second}");
+}
+
+/// Issue 15.2: a connection may have `server.max_in_flight` requests running; one more
+/// answers `busy` at once, naming the limit, and the others complete.
+#[test]
+fn requests_in_flight_per_connection_are_capped() {
+    let tmp = tempdir().unwrap();
+    let s = start(&tmp, "max_in_flight = 2\n");
+    let mut c = Client::connect(&s.socket);
+    let talk = json!([{"role": "user", "text": "I always like the cabin at 22 degrees, please remember that."}]);
+    let mut batch = String::new();
+    for id in 1..=3 {
+        batch.push_str(&format!("{}\n", remember_line(id, talk.clone())));
+    }
+    c.send_bytes(batch.as_bytes());
+    let answers: Vec<Value> = (0..3).map(|_| c.recv()).collect();
+    let busy: Vec<&Value> = answers.iter().filter(|a| code(a) == "busy").collect();
+    assert_eq!(busy.len(), 1, "{answers:?}");
+    assert_eq!(busy[0]["id"], 3, "{answers:?}");
+    let msg = busy[0]["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("server.max_in_flight"), "{msg}");
+    assert!(answers.iter().filter(|a| a["ok"].is_object()).count() == 2, "{answers:?}");
+}
+
+/// Issue 15.3: recall never waits behind an extraction's embedding. A remember of 400
+/// sentences (within the limits) keeps the embedder busy for seconds; recalls sent one after
+/// another on another connection keep being answered while it is in flight: at least 20 of
+/// them before its answer. Behind a single embedding job the first recall alone would wait
+/// for all 400 sentences and the remember would answer within a few recalls of it. Ordering
+/// and counts only: no time is asserted.
+#[test]
+fn recalls_are_answered_while_a_huge_remember_embeds() {
+    let tmp = tempdir().unwrap();
+    let s = start(&tmp, "max_line_bytes = 2000000\n");
+    let mut seed = Client::connect(&s.socket);
+    let talk = json!([{"role": "user", "text": "I always like the cabin at 22 degrees, please remember that."}]);
+    assert!(seed.call(remember_line(1, talk))["ok"].is_object());
+
+    let counting = "Hmm, let me count, one, two, three, four, five, six, seven, eight, nine, ten.";
+    let turn = [counting; 2].join(" ");
+    let turns: Vec<Value> = (0..200)
+        .map(|_| json!({"role": "user", "text": turn}))
+        .collect();
+    let mut slow = Client::connect(&s.socket);
+    slow.send(remember_line(2, Value::Array(turns)));
+    // Let the server read the remember before the first recall (sequencing, not a bound).
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let mut fast = Client::connect(&s.socket);
+    let mut answered = 0;
+    while !slow.answer_waiting() && answered < 100_000 {
+        let r = fast.call(json!({"id": answered, "op": "recall", "user": "ann", "text": "it's cold in here"}));
+        assert!(r["ok"]["recalled"].is_array(), "{r}");
+        answered += 1;
+    }
+    assert!(answered >= 20, "only {answered} recalls answered during the remember");
+    let done = slow.recv();
+    assert_eq!(done["id"], 2, "{done}");
+    assert!(done["ok"].is_object(), "{done}");
+}
+
+/// Issue 15.3: a conversation over the sentence limit is refused with the limit named, and
+/// nothing stored is touched.
+#[test]
+fn a_conversation_over_the_limits_is_refused_by_name() {
+    let tmp = tempdir().unwrap();
+    let s = start(&tmp, "max_line_bytes = 2000000\n");
+    let mut c = Client::connect(&s.socket);
+    let turns: Vec<Value> = (0..60)
+        .map(|_| json!({"role": "user", "text": "Ok. ".repeat(1_000)}))
+        .collect();
+    let r = c.call(remember_line(1, Value::Array(turns)));
+    assert_eq!(code(&r), "bad_conversation", "{r}");
+    let msg = r["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("60000 user sentences") && msg.contains("at most 1000"), "{msg}");
+}

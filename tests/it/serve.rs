@@ -28,11 +28,13 @@ pub fn start(tmp: &TempDir, extra_config: &str) -> Server {
     let dir = tmp.path().join("data");
     let socket = tmp.path().join("gb.sock");
     let cfg = tmp.path().join("glovebox.toml");
-    std::fs::write(
-        &cfg,
-        format!("[server]\nmax_line_bytes = 4096\n{extra_config}"),
-    )
-    .unwrap();
+    // A small line limit unless the test sets its own.
+    let limit = if extra_config.contains("max_line_bytes") {
+        ""
+    } else {
+        "max_line_bytes = 4096\n"
+    };
+    std::fs::write(&cfg, format!("[server]\n{limit}{extra_config}")).unwrap();
     let child = Command::new(env!("CARGO_BIN_EXE_glovebox"))
         .arg("--data-dir")
         .arg(&dir)
@@ -67,7 +69,7 @@ pub struct Client {
 }
 
 impl Client {
-    fn raw(path: &Path) -> Client {
+    pub fn raw(path: &Path) -> Client {
         let s = UnixStream::connect(path).unwrap();
         s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
         Client {
@@ -83,19 +85,31 @@ impl Client {
         c
     }
 
-    fn send_bytes(&mut self, b: &[u8]) {
+    pub fn send_bytes(&mut self, b: &[u8]) {
         self.wr.write_all(b).unwrap();
     }
 
-    fn send(&mut self, v: Value) {
+    pub fn send(&mut self, v: Value) {
         self.send_bytes(format!("{v}\n").as_bytes());
     }
 
-    fn recv(&mut self) -> Value {
+    pub fn recv(&mut self) -> Value {
         let mut line = String::new();
         let n = self.rd.read_line(&mut line).unwrap();
         assert!(n > 0, "connection closed");
         serde_json::from_str(&line).unwrap()
+    }
+
+    /// Whether an answer (or part of one) has arrived and not been read yet; does not wait.
+    pub fn answer_waiting(&mut self) -> bool {
+        self.wr.set_nonblocking(true).unwrap();
+        let waiting = match self.rd.fill_buf() {
+            Ok(buf) => !buf.is_empty(),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => false,
+            Err(e) => panic!("{e}"),
+        };
+        self.wr.set_nonblocking(false).unwrap();
+        waiting
     }
 
     pub fn call(&mut self, v: Value) -> Value {
@@ -111,7 +125,7 @@ fn conversation(name: &str) -> Value {
     serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
 }
 
-fn code(v: &Value) -> &str {
+pub fn code(v: &Value) -> &str {
     v["error"]["code"].as_str().unwrap_or("")
 }
 
