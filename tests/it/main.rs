@@ -8,6 +8,7 @@ mod dispatch;
 #[cfg(feature = "harness")]
 mod eval;
 mod extraction;
+mod faults;
 mod hardening;
 mod pending;
 mod privacy;

@@ -17,6 +17,14 @@ pub struct Server {
     dir: PathBuf,
 }
 
+impl Server {
+    /// SIGKILLs the server and reaps it.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
