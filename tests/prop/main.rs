@@ -4,7 +4,8 @@
 //! property that needs the embedder (import into a real memory) runs a handful of cases.
 //!
 //! A failure prints the shrunk input and the seed; proptest also saves it under
-//! `tests/prop/*.proptest-regressions` so that the next run tries it first.
+//! `tests/proptest-regressions/` so that the next run tries it first (commit such a file with
+//! the fix).
 
 mod answers;
 mod conversation;
