@@ -47,6 +47,16 @@ fn answers(out: &Output) -> BTreeMap<u64, Value> {
         .collect()
 }
 
+/// A child process killed when the test ends, however it ends.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
@@ -179,7 +189,8 @@ fn a_socket_passed_by_systemd_is_served_and_left_in_place() {
             Ok(())
         });
     }
-    let mut child = cmd.spawn().unwrap();
+    // Killed if the test fails first, so that no server outlives it.
+    let mut child = KillOnDrop(cmd.spawn().unwrap());
     // The server holds the socket now; the test keeps no copy of it.
     drop(listener);
 
@@ -196,8 +207,8 @@ fn a_socket_passed_by_systemd_is_served_and_left_in_place() {
     drop(c);
 
     // SAFETY: sending a signal to our own child process.
-    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-    let status = child.wait().unwrap();
+    unsafe { libc::kill(child.0.id() as i32, libc::SIGTERM) };
+    let status = child.0.wait().unwrap();
     assert!(status.success(), "{status}");
     // The socket file is systemd's: neither removed nor replaced by the server...
     let after = std::fs::metadata(&path).expect("the socket file is left in place");
