@@ -2,6 +2,7 @@
 //! `ops::Request`, run through the one dispatch (`ops::run`), and the `Reply` printed as text
 //! for a person or, with `--json`, as exactly the JSON the socket answers.
 
+mod client;
 mod demo;
 #[cfg(feature = "harness")]
 mod harness;
@@ -81,6 +82,18 @@ pub enum Command {
         /// Socket path [default: server.socket of the config, else glovebox.sock in the data directory].
         #[arg(long, value_name = "PATH")]
         socket: Option<PathBuf>,
+    },
+    /// Send requests to a running `glovebox serve` and print its answers, one JSON line each
+    /// (says `hello` itself; exits non-zero if the socket cannot be reached, a request goes
+    /// unanswered or an answer is an error).
+    Client {
+        /// Socket path [default: server.socket of the config, else glovebox.sock in the data directory].
+        #[arg(long, value_name = "PATH")]
+        socket: Option<PathBuf>,
+        /// One request as JSON (an "id" is added if missing); without it, the NDJSON request
+        /// lines of stdin are sent as they come.
+        #[arg(value_name = "REQUEST_JSON")]
+        request: Option<String>,
     },
     /// Measure Glovebox on a benchmark.
     #[cfg(feature = "harness")]
@@ -185,6 +198,14 @@ pub fn run(cli: Cli) -> Result<()> {
             conversations,
         } => harness::bench(&cfg, cli.config.as_deref(), rounds, conversations, out),
         Command::Serve { socket } => serve::run(cfg, &data_dir(cli.data_dir)?, socket),
+        Command::Client { socket, request } => {
+            let socket = match socket {
+                Some(s) => s,
+                None => crate::ipc::socket::path(None, cfg.server.socket, &data_dir(cli.data_dir)?),
+            };
+            let input = request.map_or(client::Input::Stdin, client::Input::One);
+            client::run(&socket, input)
+        }
         command => {
             let (request, context) = request(command)?;
             let reply = execute(cfg, cli.data_dir, request);

@@ -167,6 +167,101 @@ fn parse_message(obj: &Map<String, Value>) -> Result<Message, OpError> {
     }))
 }
 
+/// The request line (without newline) that [`parse`] reads back as `incoming`: what a client
+/// sends (`glovebox client` sends its `hello` with it). `None` for the operations the socket
+/// does not serve (`import`, `categories`, `compact` are command-line only).
+pub fn encode(incoming: &Incoming) -> Option<String> {
+    let mut v = Map::new();
+    v.insert("id".into(), json!(incoming.id));
+    let mut put = |k: &str, x: Value| {
+        v.insert(k.to_string(), x);
+    };
+    let op = match &incoming.message {
+        Message::Hello { version } => {
+            put("version", json!(version));
+            "hello"
+        }
+        Message::Op(request) => encode_op(request, &mut put)?,
+    };
+    v.insert("op".into(), json!(op));
+    Some(Value::Object(v).to_string())
+}
+
+/// Puts a request's arguments and returns its op name; `None` when the socket does not serve it.
+fn encode_op(request: &Request, put: &mut impl FnMut(&str, Value)) -> Option<&'static str> {
+    Some(match request {
+        Request::Remember {
+            user: u,
+            conversation,
+        } => {
+            put("user", json!(u.as_str()));
+            let turns: Vec<Value> = conversation
+                .turns()
+                .iter()
+                .map(|t| json!({"role": t.role.as_str(), "text": t.text}))
+                .collect();
+            put("conversation", Value::Array(turns));
+            "remember"
+        }
+        Request::Recall { user: u, text, k } => {
+            put("user", json!(u.as_str()));
+            put("text", json!(text));
+            if let Some(k) = k {
+                put("k", json!(k));
+            }
+            "recall"
+        }
+        Request::List { user: u } => {
+            put("user", json!(u.as_str()));
+            "list"
+        }
+        Request::History { user: u } => {
+            put("user", json!(u.as_str()));
+            "history"
+        }
+        Request::Export { user: u } => {
+            put("user", json!(u.as_str()));
+            "export"
+        }
+        Request::Confirm {
+            user: u,
+            preference,
+        }
+        | Request::Reject {
+            user: u,
+            preference,
+        } => {
+            put("user", json!(u.as_str()));
+            put("preference_id", json!(preference));
+            if matches!(request, Request::Confirm { .. }) {
+                "confirm"
+            } else {
+                "reject"
+            }
+        }
+        Request::Forget { user: u, what } => {
+            put("user", json!(u.as_str()));
+            match what {
+                ForgetSpec::Id(id) => put("preference_id", json!(id)),
+                ForgetSpec::Category(c) => put("category", json!(c)),
+                ForgetSpec::All => put("all", json!(true)),
+            }
+            "forget"
+        }
+        Request::OptOut { user: u, category } | Request::OptIn { user: u, category } => {
+            put("user", json!(u.as_str()));
+            put("category", json!(category));
+            if matches!(request, Request::OptOut { .. }) {
+                "optout"
+            } else {
+                "optin"
+            }
+        }
+        Request::Status => "status",
+        Request::Import { .. } | Request::Categories | Request::Compact => return None,
+    })
+}
+
 /// A success response line (without newline).
 pub fn ok(id: u64, result: Value) -> String {
     json!({ "id": id, "ok": result }).to_string()

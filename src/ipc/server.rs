@@ -14,7 +14,7 @@ use std::time::Duration;
 use tokio::net::UnixListener;
 use tokio::sync::Semaphore;
 
-pub use super::socket::{bind, DataDirLock, ServeError};
+pub use super::socket::{bind, from_systemd, DataDirLock, ServeError};
 use super::{handler, shutdown::Coordinator};
 use crate::config::ServerConfig;
 use crate::memory::Memory;

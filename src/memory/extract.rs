@@ -434,8 +434,14 @@ pub fn parse(
                     err(format!("there is no user sentence {}", cand.sentence + 1))
                 })?;
                 // A turned-down value keeps its `not`; the value itself takes the schema's spelling.
+                // A known value that starts with "not " ("not relevant (...)") is that value.
+                let known = schema
+                    .detail(cand.detail)
+                    .attributes
+                    .iter()
+                    .any(|a| a.eq_ignore_ascii_case(value));
                 let (not, value) = match value.get(..NOT.len()) {
-                    Some(p) if p.eq_ignore_ascii_case(NOT) && value.len() > NOT.len() => {
+                    Some(p) if !known && p.eq_ignore_ascii_case(NOT) && value.len() > NOT.len() => {
                         (NOT, value[NOT.len()..].trim())
                     }
                     _ => ("", value),

@@ -3,6 +3,7 @@
 
 #[cfg(feature = "harness")]
 mod bench;
+mod client;
 mod common;
 mod dispatch;
 #[cfg(feature = "harness")]
