@@ -6,10 +6,10 @@
 use std::time::Instant;
 
 use super::extract::{self, Candidate, Extracted};
-use super::{confidence, lock, MemoryError, Models};
+use super::{confidence, lock, typed, MemoryError, Models};
 use crate::conversation::Conversation;
 use crate::llm::Request;
-use crate::schema::DetailSet;
+use crate::schema::{DetailSet, ValueKind};
 /// The result of extraction on one conversation.
 #[derive(Debug, Clone)]
 pub struct Extraction {
@@ -72,6 +72,16 @@ impl Models {
             x.shortlist,
             x.max_preferences,
         );
+        // A typed detail (integer, flag) whose value the evidence sentence does not name has
+        // nothing to store: no question is asked.
+        let offered: Vec<Candidate> = offered
+            .into_iter()
+            .filter(|c| {
+                let d = self.schema.detail(c.detail);
+                !matches!(d.kind, ValueKind::Integer | ValueKind::Flag)
+                    || !typed::named(d, &sentences[c.sentence]).is_empty()
+            })
+            .collect();
         let mut out = Extraction {
             offered: offered.clone(),
             gate,

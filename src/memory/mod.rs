@@ -23,6 +23,7 @@ mod recall;
 pub mod relevance;
 mod remember;
 pub mod retention;
+pub mod typed;
 pub mod values;
 
 use std::path::{Path, PathBuf};
