@@ -56,12 +56,22 @@ impl Turn {
     }
 }
 
-/// One speaker's part of a conversation, said at one time: what is remembered for them.
+/// One speaker's part of a conversation: what is remembered for them.
 #[derive(Debug, Clone)]
 pub struct Part {
     pub speaker: UserId,
-    pub time: Option<Millis>,
     pub conversation: Conversation,
+}
+
+impl Part {
+    /// When the user turn holding `sentence` was said, if it carries a time.
+    pub fn time_of(&self, sentence: &str) -> Option<Millis> {
+        self.conversation
+            .turns
+            .iter()
+            .find(|t| t.text.contains(sentence))
+            .and_then(|t| t.time)
+    }
 }
 
 /// A checked conversation: at least one non-empty user turn, within the size limits.
@@ -184,8 +194,8 @@ impl Conversation {
         &self.turns
     }
 
-    /// The conversation split into what each speaker said at each time, in order of first
-    /// appearance: the user turns of one speaker (`default` for turns without one) and one time.
+    /// The conversation split into what each speaker said, in order of first appearance: the
+    /// user turns of one speaker (`default` for turns without one), each with its time.
     /// Another occupant's words are never in a speaker's part.
     pub fn parts(&self, default: &UserId) -> Vec<Part> {
         let mut out: Vec<Part> = Vec::new();
@@ -194,14 +204,10 @@ impl Conversation {
                 continue;
             }
             let speaker = t.speaker.clone().unwrap_or_else(|| default.clone());
-            match out
-                .iter_mut()
-                .find(|p| p.speaker == speaker && p.time == t.time)
-            {
+            match out.iter_mut().find(|p| p.speaker == speaker) {
                 Some(p) => p.conversation.turns.push(t.clone()),
                 None => out.push(Part {
                     speaker,
-                    time: t.time,
                     conversation: Conversation {
                         turns: vec![t.clone()],
                     },
@@ -376,8 +382,10 @@ mod tests {
                 ("ann", "Thanks.".to_string())
             ]
         );
-        assert_eq!(parts[0].time, Some(crate::rfc3339::parse("2025-03-10T08:00:00Z").unwrap()));
-        assert_eq!(parts[1].time, Some(crate::rfc3339::parse("2025-03-10T09:00:00Z").unwrap()));
+        let t = |s: &str| Some(crate::rfc3339::parse(s).unwrap());
+        assert_eq!(parts[0].time_of("green panel"), t("2025-03-10T08:00:00Z"));
+        assert_eq!(parts[1].time_of("I prefer white."), t("2025-03-10T09:00:00Z"));
+        assert_eq!(parts[2].time_of("Thanks."), None);
         let e = |s: &str| Conversation::from_json(s).unwrap_err().to_string();
         assert!(e(r#"[{"role":"user","text":"a","speaker":""}]"#).contains("invalid user id"));
         assert!(e(r#"[{"role":"user","text":"a","time":"noon"}]"#).contains("RFC 3339"));

@@ -122,6 +122,17 @@ impl Models {
         if let Some((text, conf)) = lock(&self.answers).get(&key).cloned() {
             return Ok((text, conf, 0));
         }
+        // A typed detail (integer, flag) whose one value the sentence names: the gate already
+        // judged the sentence a preference and there is no other value to weigh, so the model
+        // is not asked (the 270M model often answers `none` to a bare small number).
+        if let [only] = offered {
+            let d = self.schema.detail(only.detail);
+            if matches!(d.kind, ValueKind::Integer | ValueKind::Flag) {
+                if let [v] = typed::named(d, &sentences[only.sentence]).as_slice() {
+                    return Ok((format!(" {v}\n"), vec![1.0], 0));
+                }
+            }
+        }
         let llm = self.load_llm()?;
         // One offered category whose value the user named: the answer is `none` or one of
         // those values, and one forward pass scores them (no decoding steps).

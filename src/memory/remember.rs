@@ -13,7 +13,8 @@ impl Memory {
     /// Extracts preferences from a finished conversation and maintains each against the store,
     /// under the person who said it: each speaker's part ([`Conversation::parts`]; turns without
     /// a speaker are `user`'s) is extracted on its own, within that speaker's allowed
-    /// categories, and stored at the time it was said.
+    /// categories, and each preference is maintained, oldest first, at the time its sentence
+    /// was said.
     pub fn remember(
         &self,
         user: &UserId,
@@ -23,8 +24,14 @@ impl Memory {
         for part in conversation.parts(user) {
             let allowed = self.allowed(&part.speaker)?;
             let extraction = self.extract(&part.conversation, &allowed)?;
-            for e in &extraction.items {
-                match self.maintain_at(&part.speaker, e, part.time) {
+            let mut items: Vec<_> = extraction
+                .items
+                .iter()
+                .map(|e| (part.time_of(&e.sentence), e))
+                .collect();
+            items.sort_by_key(|(t, _)| *t);
+            for (time, e) in items {
+                match self.maintain_at(&part.speaker, e, time) {
                     Ok(o) => out.extend(o),
                     // Opted out while the extraction ran: the opt-out wins, nothing is stored.
                     Err(MemoryError::Store(StoreError::OptedOut { .. })) => {}

@@ -9,6 +9,7 @@ mod dispatch;
 mod eval;
 mod extraction;
 mod hardening;
+mod occupants;
 mod pending;
 mod privacy;
 mod remember;
