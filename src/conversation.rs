@@ -314,10 +314,7 @@ mod tests {
 
     fn user_turns(n: usize, text: &str) -> Vec<Turn> {
         (0..n)
-            .map(|_| Turn {
-                role: Role::User,
-                text: text.to_string(),
-            })
+            .map(|_| Turn::new(Role::User, text))
             .collect()
     }
 
@@ -385,7 +382,8 @@ mod tests {
         let t = |s: &str| Some(crate::rfc3339::parse(s).unwrap());
         assert_eq!(parts[0].time_of("green panel"), t("2025-03-10T08:00:00Z"));
         assert_eq!(parts[1].time_of("I prefer white."), t("2025-03-10T09:00:00Z"));
-        assert_eq!(parts[2].time_of("Thanks."), None);
+        // A turn without its own time takes the conversation's.
+        assert_eq!(parts[2].time_of("Thanks."), t("2025-03-10T08:00:00Z"));
         let e = |s: &str| Conversation::from_json(s).unwrap_err().to_string();
         assert!(e(r#"[{"role":"user","text":"a","speaker":""}]"#).contains("invalid user id"));
         assert!(e(r#"[{"role":"user","text":"a","time":"noon"}]"#).contains("RFC 3339"));
