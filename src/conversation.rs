@@ -3,6 +3,8 @@
 
 use serde_json::Value;
 
+use crate::pref::{Millis, UserId};
+
 /// Most turns accepted in one conversation.
 pub const MAX_TURNS: usize = 200;
 /// Most characters accepted in one turn.
@@ -35,6 +37,41 @@ impl Role {
 pub struct Turn {
     pub role: Role,
     pub text: String,
+    /// Who said a user turn (`"speaker"`): the occupant whose preference it can reveal. `None`
+    /// is the user the conversation is remembered for.
+    pub speaker: Option<UserId>,
+    /// When it was said (`"time"`, RFC 3339); `None`: when it is remembered.
+    pub time: Option<Millis>,
+}
+
+impl Turn {
+    /// A turn without speaker or time.
+    pub fn new(role: Role, text: impl Into<String>) -> Turn {
+        Turn {
+            role,
+            text: text.into(),
+            speaker: None,
+            time: None,
+        }
+    }
+}
+
+/// One speaker's part of a conversation: what is remembered for them.
+#[derive(Debug, Clone)]
+pub struct Part {
+    pub speaker: UserId,
+    pub conversation: Conversation,
+}
+
+impl Part {
+    /// When the user turn holding `sentence` was said, if it carries a time.
+    pub fn time_of(&self, sentence: &str) -> Option<Millis> {
+        self.conversation
+            .turns
+            .iter()
+            .find(|t| t.text.contains(sentence))
+            .and_then(|t| t.time)
+    }
 }
 
 /// A checked conversation: at least one non-empty user turn, within the size limits.
@@ -60,6 +97,8 @@ pub enum ConversationError {
     TooManySentences(usize),
     #[error("conversation has {0} words in the user's turns; at most {MAX_USER_WORDS} are accepted")]
     TooManyWords(usize),
+    #[error("conversation: {0}")]
+    Time(String),
 }
 
 fn kind(v: &Value) -> &'static str {
@@ -108,14 +147,12 @@ impl Conversation {
     /// A conversation of one user utterance (the CarMem harness's negation questions).
     #[cfg(feature = "harness")]
     pub fn from_utterance(text: &str) -> Result<Conversation, ConversationError> {
-        Conversation::new(vec![Turn {
-            role: Role::User,
-            text: text.to_string(),
-        }])
+        Conversation::new(vec![Turn::new(Role::User, text)])
     }
 
-    /// Parses a JSON list of turns: `{"role": "user"|"assistant", "text": "..."}`, or CarMem's
-    /// `{"USER": "..."}` / `{"ASSISTANT": "..."}`.
+    /// Parses a JSON list of turns: `{"role": "user"|"assistant", "text": "...", "speaker"?: ID,
+    /// "time"?: RFC 3339}`, or CarMem's `{"USER": "..."}` / `{"ASSISTANT": "..."}`; or an object
+    /// `{"time": RFC 3339, "turns": [...]}` whose time applies to turns without their own.
     pub fn from_json(text: &str) -> Result<Conversation, ConversationError> {
         let v: Value =
             serde_json::from_str(text).map_err(|e| ConversationError::Json(e.to_string()))?;
@@ -124,6 +161,24 @@ impl Conversation {
 
     /// Same as [`Conversation::from_json`] on an already parsed value.
     pub fn from_value(v: &Value) -> Result<Conversation, ConversationError> {
+        let (list, time) = match v.as_object() {
+            Some(o) if o.contains_key("turns") => {
+                let time = match o.get("time") {
+                    None => None,
+                    Some(t) => Some(parse_time(t).map_err(ConversationError::Time)?),
+                };
+                (o.get("turns").expect("checked"), time)
+            }
+            _ => (v, None),
+        };
+        let mut c = Conversation::from_list(list)?;
+        for t in &mut c.turns {
+            t.time = t.time.or(time);
+        }
+        Ok(c)
+    }
+
+    fn from_list(v: &Value) -> Result<Conversation, ConversationError> {
         let list = v.as_array().ok_or(ConversationError::NotAList(kind(v)))?;
         let mut turns = Vec::with_capacity(list.len());
         for (index, item) in list.iter().enumerate() {
@@ -137,6 +192,29 @@ impl Conversation {
 
     pub fn turns(&self) -> &[Turn] {
         &self.turns
+    }
+
+    /// The conversation split into what each speaker said, in order of first appearance: the
+    /// user turns of one speaker (`default` for turns without one), each with its time.
+    /// Another occupant's words are never in a speaker's part.
+    pub fn parts(&self, default: &UserId) -> Vec<Part> {
+        let mut out: Vec<Part> = Vec::new();
+        for t in self.turns.iter().filter(|t| t.role == Role::User) {
+            if t.text.trim().is_empty() {
+                continue;
+            }
+            let speaker = t.speaker.clone().unwrap_or_else(|| default.clone());
+            match out.iter_mut().find(|p| p.speaker == speaker) {
+                Some(p) => p.conversation.turns.push(t.clone()),
+                None => out.push(Part {
+                    speaker,
+                    conversation: Conversation {
+                        turns: vec![t.clone()],
+                    },
+                }),
+            }
+        }
+        out
     }
 
     /// The user's sentences, in order: every user turn split at sentence ends.
@@ -170,9 +248,16 @@ fn parse_turn(item: &Value) -> Result<Turn, String> {
             None => return Err(format!("\"role\" must be a string, got {}", kind(role))),
         };
         let text = obj.get("text").ok_or("missing \"text\"")?;
+        let speaker = match obj.get("speaker") {
+            None => None,
+            Some(v) => Some(UserId::new(text_of(v, "speaker")?).map_err(|e| e.to_string())?),
+        };
+        let time = obj.get("time").map(parse_time).transpose()?;
         return Ok(Turn {
             role,
             text: text_of(text, "text")?,
+            speaker,
+            time,
         });
     }
     if obj.len() == 1 {
@@ -186,12 +271,16 @@ fn parse_turn(item: &Value) -> Result<Turn, String> {
                 ))
             }
         };
-        return Ok(Turn {
-            role,
-            text: text_of(v, k)?,
-        });
+        return Ok(Turn::new(role, text_of(v, k)?));
     }
     Err("expected {\"role\": \"user\"|\"assistant\", \"text\": \"...\"}".into())
+}
+
+fn parse_time(v: &Value) -> Result<Millis, String> {
+    let s = v
+        .as_str()
+        .ok_or_else(|| format!("\"time\" must be an RFC 3339 string, got {}", kind(v)))?;
+    crate::rfc3339::parse(s)
 }
 
 /// Splits text into sentences at `.`, `!` or `?` followed by whitespace. Short abbreviations
@@ -225,10 +314,7 @@ mod tests {
 
     fn user_turns(n: usize, text: &str) -> Vec<Turn> {
         (0..n)
-            .map(|_| Turn {
-                role: Role::User,
-                text: text.to_string(),
-            })
+            .map(|_| Turn::new(Role::User, text))
             .collect()
     }
 
@@ -268,6 +354,40 @@ mod tests {
         assert!(e(r#"[{"ASSISTANT":"hello"}]"#).contains("no user turn"));
         assert!(e("[]").contains("no user turn"));
         assert!(e(r#"[{"role":"user","text":"a"}, 5]"#).starts_with("turn 1:"));
+    }
+
+    #[test]
+    fn speakers_and_times_split_the_conversation_into_parts() {
+        let c = Conversation::from_json(
+            r#"{"time": "2025-03-10T08:00:00Z", "turns": [
+                {"role":"user","speaker":"gary","text":"I love this green panel."},
+                {"role":"user","speaker":"pat","text":"I prefer white.","time":"2025-03-10T09:00:00Z"},
+                {"role":"assistant","text":"Done."},
+                {"role":"user","text":"Thanks."}]}"#,
+        )
+        .unwrap();
+        let parts = c.parts(&UserId::new("ann").unwrap());
+        let who: Vec<(&str, String)> = parts
+            .iter()
+            .map(|p| (p.speaker.as_str(), p.conversation.user_sentences().join(" ")))
+            .collect();
+        assert_eq!(
+            who,
+            [
+                ("gary", "I love this green panel.".to_string()),
+                ("pat", "I prefer white.".to_string()),
+                ("ann", "Thanks.".to_string())
+            ]
+        );
+        let t = |s: &str| Some(crate::rfc3339::parse(s).unwrap());
+        assert_eq!(parts[0].time_of("green panel"), t("2025-03-10T08:00:00Z"));
+        assert_eq!(parts[1].time_of("I prefer white."), t("2025-03-10T09:00:00Z"));
+        // A turn without its own time takes the conversation's.
+        assert_eq!(parts[2].time_of("Thanks."), t("2025-03-10T08:00:00Z"));
+        let e = |s: &str| Conversation::from_json(s).unwrap_err().to_string();
+        assert!(e(r#"[{"role":"user","text":"a","speaker":""}]"#).contains("invalid user id"));
+        assert!(e(r#"[{"role":"user","text":"a","time":"noon"}]"#).contains("RFC 3339"));
+        assert!(e(r#"{"time":"noon","turns":[]}"#).contains("RFC 3339"));
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub mod llm;
 pub mod memory;
 pub mod ops;
 pub mod pref;
+pub mod rfc3339;
 pub mod schema;
 pub mod store;
 pub mod worker;

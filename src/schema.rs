@@ -91,9 +91,28 @@ pub struct Detail {
     /// Known attribute values, in schema order; a preference may also hold another value
     /// unless the detail is [`ValueKind::Choice`].
     pub attributes: Vec<String>,
-    /// Whether a value is one of the known attributes or the user's own words.
+    /// Whether a value is one of the known attributes, a number, a flag or the user's own words.
     pub kind: ValueKind,
+    /// For [`ValueKind::Integer`]: the accepted values, inclusive.
+    pub range: Option<(i64, i64)>,
+    /// The vehicle call that applies the detail, when the schema names one.
+    pub call: Option<Call>,
 }
+
+/// The vehicle function a detail's value is applied with: `function(argument=value, selector=...)`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Call {
+    pub function: String,
+    /// The argument that carries the value.
+    pub argument: String,
+    /// The call's other arguments: where it applies (`seat`, `zone`, `side`, ...), chosen when it
+    /// is applied, not part of what is preferred.
+    pub selectors: Vec<String>,
+}
+
+/// A [`ValueKind::Flag`] detail's two values.
+pub const FLAG_ON: &str = "on";
+pub const FLAG_OFF: &str = "off";
 
 /// What a detail's value is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
@@ -106,6 +125,17 @@ pub enum ValueKind {
     /// One of the known attributes (a level, a yes/no, a mode): the user rarely says the
     /// attribute's words, so the value is chosen among them.
     Choice,
+    /// A whole number within the detail's `min`..=`max`, read from the user's words.
+    Integer,
+    /// On or off ([`FLAG_ON`], [`FLAG_OFF`], the detail's attributes).
+    Flag,
+}
+
+impl ValueKind {
+    /// Whether the value is always one of the detail's known attributes.
+    pub fn is_closed(self) -> bool {
+        matches!(self, ValueKind::Choice | ValueKind::Flag)
+    }
 }
 
 /// A user-facing reference to part of the schema: what an opt-out or a forget names.
@@ -177,6 +207,50 @@ struct RawDetail {
     attributes: Vec<String>,
     #[serde(default)]
     kind: ValueKind,
+    min: Option<i64>,
+    max: Option<i64>,
+    function: Option<String>,
+    argument: Option<String>,
+    #[serde(default)]
+    selectors: Vec<String>,
+}
+
+/// Checks a detail's kind against its range and attributes; returns its range and attributes
+/// (a flag's are [`FLAG_ON`], [`FLAG_OFF`]).
+fn typed(rd: &RawDetail) -> Result<(Option<(i64, i64)>, Vec<String>), SchemaError> {
+    let invalid = |m: &str| Err(SchemaError::Invalid(format!("detail {:?} {m}", rd.name)));
+    let ranged = rd.min.is_some() || rd.max.is_some();
+    match rd.kind {
+        ValueKind::Integer => match (rd.min, rd.max) {
+            (Some(lo), Some(hi)) if lo <= hi => Ok((Some((lo, hi)), rd.attributes.clone())),
+            (Some(_), Some(_)) => invalid("has min above max"),
+            _ => invalid("is an integer and needs both min and max"),
+        },
+        _ if ranged => invalid("has min/max but is not kind = \"integer\""),
+        ValueKind::Flag if !rd.attributes.is_empty() => {
+            invalid("is a flag (on/off) and lists attributes")
+        }
+        ValueKind::Flag => Ok((None, vec![FLAG_ON.into(), FLAG_OFF.into()])),
+        ValueKind::Choice if rd.attributes.is_empty() => {
+            invalid("is a choice and lists no attributes")
+        }
+        _ => Ok((None, rd.attributes.clone())),
+    }
+}
+
+fn call_of(rd: &RawDetail) -> Result<Option<Call>, SchemaError> {
+    match (&rd.function, &rd.argument) {
+        (None, None) if rd.selectors.is_empty() => Ok(None),
+        (Some(f), Some(a)) if !f.trim().is_empty() && !a.trim().is_empty() => Ok(Some(Call {
+            function: f.clone(),
+            argument: a.clone(),
+            selectors: rd.selectors.clone(),
+        })),
+        _ => Err(SchemaError::Invalid(format!(
+            "detail {:?} needs both a non-empty function and argument to name its call",
+            rd.name
+        ))),
+    }
 }
 
 fn valid_key(key: &str) -> bool {
@@ -259,6 +333,8 @@ impl Schema {
                             ));
                         }
                     }
+                    let (range, attributes) = typed(&rd)?;
+                    let call = call_of(&rd)?;
                     sub.details.push(id);
                     schema.details.push(Detail {
                         id,
@@ -268,8 +344,10 @@ impl Schema {
                         name: rd.name,
                         description: rd.description,
                         cardinality: rd.values,
-                        attributes: rd.attributes,
+                        attributes,
                         kind: rd.kind,
+                        range,
+                        call,
                     });
                 }
                 main.subs.push(sub_id);
@@ -313,6 +391,18 @@ impl Schema {
     /// The detail whose stable key is `key`.
     pub fn detail_by_key(&self, key: &str) -> Option<DetailId> {
         self.details.iter().find(|d| d.key == key).map(|d| d.id)
+    }
+
+    /// The detail set by `argument` of the vehicle call `function`.
+    pub fn detail_by_call(&self, function: &str, argument: &str) -> Option<DetailId> {
+        self.details
+            .iter()
+            .find(|d| {
+                d.call
+                    .as_ref()
+                    .is_some_and(|c| c.function == function && c.argument == argument)
+            })
+            .map(|d| d.id)
     }
 
     /// Resolves what a user or client typed: a sub or detail category by key or by name
@@ -557,6 +647,39 @@ mod tests {
         assert_eq!(s.canonical_attribute(d, "pescatarian"), None);
         let g = s.detail_by_key("favorite_genres").unwrap();
         assert_eq!(s.canonical_attribute(g, "jazz"), Some("Jazz"));
+    }
+
+    #[test]
+    fn the_vehicle_schema_loads_typed_with_its_calls() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/config/schemas/vehicle.toml");
+        let s = Schema::load(Path::new(path)).unwrap();
+        let h = s.detail(s.detail_by_key("seat_headrest_height").unwrap());
+        assert_eq!((h.kind, h.range), (ValueKind::Integer, Some((0, 100))));
+        let call = h.call.as_ref().unwrap();
+        assert_eq!(call.function, "carcontrol_seat_set_headrest_height");
+        assert_eq!((call.argument.as_str(), call.selectors.clone()), ("value", vec!["seat".to_string()]));
+        assert_eq!(
+            s.detail_by_call("carcontrol_seat_set_headrest_height", "value"),
+            Some(h.id)
+        );
+        let v = s.detail(s.detail_by_key("navigation_voice_mode").unwrap());
+        assert_eq!(v.kind, ValueKind::Choice);
+        assert_eq!(v.attributes, ["simple", "detailed", "mute"]);
+        let f = s.detail(s.detail_by_key("hud_power").unwrap());
+        assert_eq!((f.kind, f.attributes.clone()), (ValueKind::Flag, vec![FLAG_ON.to_string(), FLAG_OFF.to_string()]));
+        assert!(s.detail_by_key("preferred_temperature").is_none());
+    }
+
+    #[test]
+    fn typed_details_are_checked() {
+        let e = |d: &str| Schema::from_toml(&one_detail(d)).unwrap_err().to_string();
+        let head = "[[main.sub.detail]]\nname = \"A\"\nkey = \"a\"\nvalues = \"single\"\n";
+        assert!(e(&format!("{head}kind = \"integer\"\nmin = 1\n")).contains("needs both min and max"));
+        assert!(e(&format!("{head}kind = \"integer\"\nmin = 5\nmax = 1\n")).contains("min above max"));
+        assert!(e(&format!("{head}min = 1\nmax = 3\n")).contains("not kind"));
+        assert!(e(&format!("{head}kind = \"flag\"\nattributes = [\"x\"]\n")).contains("flag"));
+        assert!(e(&format!("{head}kind = \"choice\"\n")).contains("no attributes"));
+        assert!(e(&format!("{head}function = \"f\"\n")).contains("function and argument"));
     }
 
     fn one_detail(detail: &str) -> String {

@@ -41,6 +41,24 @@ pub enum EvalCommand {
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
     },
+    /// VehicleMemBench: remember each household history, then answer its questions (oracle
+    /// slot track, slot track and the last-mention baseline). Run it with the vehicle schema
+    /// (`--config config/glovebox-vehicle.toml`).
+    #[command(name = "vehiclemembench")]
+    VehicleMemBench {
+        /// Folder of history_N.txt files.
+        #[arg(long, value_name = "DIR")]
+        history: PathBuf,
+        /// Folder of qa_N.json files.
+        #[arg(long, value_name = "DIR")]
+        qa: PathBuf,
+        /// Only the first N files.
+        #[arg(long)]
+        files: Option<usize>,
+        /// Write one JSON line per question (acting person, expected and stored values).
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
     /// Train the preference gate on development data and report it cross-validated.
     Gate {
         /// CarMem JSONL file (e.g. ../shared/carmem/dev.jsonl).
@@ -86,6 +104,12 @@ pub fn eval(cfg: Config, command: EvalCommand, out: Output) -> Result<()> {
             out,
         ),
         EvalCommand::Cases { data, out: rows } => eval_cases(cfg, &data, rows.as_deref(), out),
+        EvalCommand::VehicleMemBench {
+            history,
+            qa,
+            files,
+            out: rows,
+        } => eval_vmb(cfg, (&history, &qa, files), rows.as_deref(), out),
         EvalCommand::Gate {
             carmem,
             kvret,
@@ -190,6 +214,31 @@ fn eval_cases(cfg: Config, data: &Path, rows: Option<&Path>, out: Output) -> Res
         f.flush().context("cannot write the results file")?;
     }
     out.print_value(&report, || cases::table(&report));
+    Ok(())
+}
+
+fn eval_vmb(
+    cfg: Config,
+    dirs: (&Path, &Path, Option<usize>),
+    rows: Option<&Path>,
+    out: Output,
+) -> Result<()> {
+    use crate::eval::vmb::run;
+    let models = crate::memory::Models::load(&cfg)?;
+    if models.schema().details().iter().all(|d| d.call.is_none()) {
+        bail!("the schema names no vehicle calls: run with the vehicle schema (--config config/glovebox-vehicle.toml)");
+    }
+    let mut file = rows_file(rows)?;
+    let report = run::run(
+        &models,
+        dirs,
+        file.as_mut().map(|f| f as &mut dyn Write),
+        std::io::IsTerminal::is_terminal(&std::io::stderr()),
+    )?;
+    if let Some(f) = file.as_mut() {
+        f.flush().context("cannot write the results file")?;
+    }
+    out.print_value(&report, || run::table(&report));
     Ok(())
 }
 

@@ -9,3 +9,4 @@ pub mod fit;
 pub mod gate;
 pub mod metrics;
 pub mod relevance;
+pub mod vmb;

@@ -102,6 +102,18 @@ pub fn parse_examples(schema: &Schema, text: &str) -> Result<Vec<(DetailId, Exam
     Ok(out)
 }
 
+/// The lines of labelled JSON lines (examples, requests) whose `category` the schema has: the
+/// built-in ones are CarMem's, and another schema keeps only what it shares with it.
+pub fn lines_in_schema(schema: &Schema, text: &str) -> String {
+    text.lines()
+        .filter(|l| {
+            serde_json::from_str::<Example>(l)
+                .is_ok_and(|e| schema.detail_by_key(&e.category).is_some())
+        })
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
 /// Per sentence, the similarity to every detail: `sims[s][d]` (max over the detail's
 /// prototypes, leaving out examples from `exclude`).
 pub fn sentence_scores(
@@ -296,6 +308,12 @@ pub fn grammar(
 /// sentence turns something down ([`values::negates`]), each one's negation:
 /// what the model chooses among (with `none`) when the user named a known value.
 pub fn named_choices(schema: &Schema, offered: &Candidate, sentences: &[String]) -> Vec<String> {
+    let d = schema.detail(offered.detail);
+    if matches!(d.kind, ValueKind::Integer | ValueKind::Flag) {
+        // A typed value is read from the evidence sentence alone (`memory::typed`).
+        let sentence = sentences.get(offered.sentence).map_or("", String::as_str);
+        return super::typed::named(d, sentence);
+    }
     let named = named_values(schema, offered.detail, sentences);
     let mut out: Vec<String> = named.iter().map(|v| v.to_string()).collect();
     if sentences
@@ -313,7 +331,7 @@ pub fn named_choices(schema: &Schema, offered: &Candidate, sentences: &[String])
 pub fn scored_choices(schema: &Schema, offered: &Candidate, sentences: &[String]) -> Vec<String> {
     let named = named_choices(schema, offered, sentences);
     let d = schema.detail(offered.detail);
-    if named.is_empty() && d.kind == ValueKind::Choice {
+    if named.is_empty() && d.kind.is_closed() {
         return d.attributes.clone();
     }
     named
@@ -331,8 +349,12 @@ fn value_alternatives(schema: &Schema, offered: &Candidate, sentences: &[String]
         return named.iter().map(|a| gbnf_literal(a)).collect();
     }
     let detail = schema.detail(offered.detail);
-    if detail.kind == ValueKind::Choice && !detail.attributes.is_empty() {
+    if detail.kind.is_closed() && !detail.attributes.is_empty() {
         return detail.attributes.iter().map(|a| gbnf_literal(a)).collect();
+    }
+    if detail.kind == ValueKind::Integer {
+        // No number in range in the user's words: nothing to store but `none`.
+        return vec![gbnf_literal("none")];
     }
     let sentence = sentences.get(offered.sentence).map_or("", String::as_str);
     let words = spans(sentence);

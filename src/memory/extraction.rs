@@ -6,10 +6,10 @@
 use std::time::Instant;
 
 use super::extract::{self, Candidate, Extracted};
-use super::{confidence, lock, MemoryError, Models};
+use super::{confidence, lock, typed, MemoryError, Models};
 use crate::conversation::Conversation;
 use crate::llm::Request;
-use crate::schema::DetailSet;
+use crate::schema::{DetailSet, ValueKind};
 /// The result of extraction on one conversation.
 #[derive(Debug, Clone)]
 pub struct Extraction {
@@ -72,6 +72,16 @@ impl Models {
             x.shortlist,
             x.max_preferences,
         );
+        // A typed detail (integer, flag) whose value the evidence sentence does not name has
+        // nothing to store: no question is asked.
+        let offered: Vec<Candidate> = offered
+            .into_iter()
+            .filter(|c| {
+                let d = self.schema.detail(c.detail);
+                !matches!(d.kind, ValueKind::Integer | ValueKind::Flag)
+                    || !typed::named(d, &sentences[c.sentence]).is_empty()
+            })
+            .collect();
         let mut out = Extraction {
             offered: offered.clone(),
             gate,
@@ -111,6 +121,17 @@ impl Models {
         let key = (request.prompt.clone(), request.grammar.clone());
         if let Some((text, conf)) = lock(&self.answers).get(&key).cloned() {
             return Ok((text, conf, 0));
+        }
+        // A typed detail (integer, flag) whose one value the sentence names: the gate already
+        // judged the sentence a preference and there is no other value to weigh, so the model
+        // is not asked (the 270M model often answers `none` to a bare small number).
+        if let [only] = offered {
+            let d = self.schema.detail(only.detail);
+            if matches!(d.kind, ValueKind::Integer | ValueKind::Flag) {
+                if let [v] = typed::named(d, &sentences[only.sentence]).as_slice() {
+                    return Ok((format!(" {v}\n"), vec![1.0], 0));
+                }
+            }
         }
         let llm = self.load_llm()?;
         // One offered category whose value the user named: the answer is `none` or one of

@@ -23,6 +23,7 @@ mod recall;
 pub mod relevance;
 mod remember;
 pub mod retention;
+pub mod typed;
 pub mod values;
 
 use std::path::{Path, PathBuf};
@@ -95,6 +96,8 @@ pub enum MemoryError {
 /// What remembering one extracted preference did.
 #[derive(Debug, Clone)]
 pub struct Outcome {
+    /// Whose preference it is: the speaker of the words it was read from.
+    pub user: UserId,
     pub extracted: Extracted,
     pub op: Maintenance,
     /// The stored preference after the operation.

@@ -214,7 +214,9 @@ impl Models {
                 path: p.to_path_buf(),
                 source,
             })?,
-            None => default.to_string(),
+            // The built-in texts are labelled with CarMem's categories: with another schema
+            // only the lines of categories it has are kept (none, for one without them).
+            None => extract::lines_in_schema(&self.schema, default),
         };
         extract::parse_examples(&self.schema, &text)
             .map_err(|m| MemoryError::Schema(crate::schema::SchemaError::Invalid(m)))
@@ -230,6 +232,10 @@ impl Models {
             return Ok(Some(p.clone()));
         }
         let requests = self.labelled(self.cfg.recall.queries.as_deref(), prior::DEFAULT_QUERIES)?;
+        if requests.is_empty() {
+            // No labelled request in this schema's categories: no prior to learn.
+            return Ok(None);
+        }
         let vecs = self.embed_fixed(requests.iter().map(|(_, e)| e.sentence.clone()).collect())?;
         let labelled = requests
             .into_iter()

@@ -10,24 +10,36 @@ use crate::pref::{Maintenance, Millis, Preference, UserId};
 use crate::schema::DetailSet;
 use crate::store::{Change, StoreError};
 impl Memory {
-    /// Extracts preferences from a finished conversation and maintains each against the store.
+    /// Extracts preferences from a finished conversation and maintains each against the store,
+    /// under the person who said it: each speaker's part ([`Conversation::parts`]; turns without
+    /// a speaker are `user`'s) is extracted on its own, within that speaker's allowed
+    /// categories, and each preference is maintained, oldest first, at the time its sentence
+    /// was said.
     pub fn remember(
         &self,
         user: &UserId,
         conversation: &Conversation,
     ) -> Result<Vec<Outcome>, MemoryError> {
-        let allowed = self.allowed(user)?;
-        let extraction = self.extract(conversation, &allowed)?;
-        let mut outcomes = Vec::with_capacity(extraction.items.len());
-        for e in &extraction.items {
-            match self.maintain(user, e) {
-                Ok(o) => outcomes.push(o),
-                // Opted out while the extraction ran: the opt-out wins, nothing is stored.
-                Err(MemoryError::Store(StoreError::OptedOut { .. })) => {}
-                Err(e) => return Err(e),
+        let mut out = Vec::new();
+        for part in conversation.parts(user) {
+            let allowed = self.allowed(&part.speaker)?;
+            let extraction = self.extract(&part.conversation, &allowed)?;
+            let mut items: Vec<_> = extraction
+                .items
+                .iter()
+                .map(|e| (part.time_of(&e.sentence), e))
+                .collect();
+            items.sort_by_key(|(t, _)| *t);
+            for (time, e) in items {
+                match self.maintain_at(&part.speaker, e, time) {
+                    Ok(o) => out.extend(o),
+                    // Opted out while the extraction ran: the opt-out wins, nothing is stored.
+                    Err(MemoryError::Store(StoreError::OptedOut { .. })) => {}
+                    Err(e) => return Err(e),
+                }
             }
         }
-        Ok(outcomes)
+        Ok(out)
     }
 
     /// The details a user allows: the schema minus their opt-outs.
@@ -99,12 +111,35 @@ impl Memory {
     /// opted out after the extraction began, nothing is stored and the error
     /// [`StoreError::OptedOut`] says so.
     pub fn maintain(&self, user: &UserId, incoming: &Extracted) -> Result<Outcome, MemoryError> {
+        Ok(self
+            .maintain_at(user, incoming, None)?
+            .expect("a statement without a time is never older than what is stored"))
+    }
+
+    /// [`Memory::maintain`] for words said at `said` (`None`: now), which become the
+    /// preference's times. A statement older than the stored value it would replace changes
+    /// nothing (`None`): a later statement, ingested first, stands.
+    pub fn maintain_at(
+        &self,
+        user: &UserId,
+        incoming: &Extracted,
+        said: Option<Millis>,
+    ) -> Result<Option<Outcome>, MemoryError> {
         let _w = lock(&self.write);
         let (op, stored) = self.decide(user, incoming)?;
+        let newest = stored.iter().map(|p| p.updated).max().unwrap_or_default();
+        let now = match said {
+            None => Millis::now(),
+            Some(t) if t >= newest => t,
+            // Older than what is stored: it replaces nothing; a repetition keeps the newer time.
+            Some(_) if matches!(op, Maintenance::Update(_)) => return Ok(None),
+            Some(_) if matches!(op, Maintenance::Pass(_)) => newest,
+            Some(t) => t,
+        };
         let cx = lifecycle::Context {
             schema: &self.schema,
             user,
-            now: Millis::now(),
+            now,
         };
         let new_id = match op {
             Maintenance::Pass(_) => None,
@@ -119,11 +154,12 @@ impl Memory {
             std::slice::from_ref(&step.written),
             &step.removed,
         )?;
-        Ok(Outcome {
+        Ok(Some(Outcome {
+            user: user.clone(),
             extracted: incoming.clone(),
             op,
             preference: step.written,
             previous: step.before,
-        })
+        }))
     }
 }

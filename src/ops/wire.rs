@@ -56,6 +56,8 @@ impl WirePreference {
 /// What `remember` did with one extracted preference.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct WireOutcome {
+    /// Whose preference it is: the speaker of the words (the request's user by default).
+    pub user: String,
     /// `append` (new or beside others), `pass` or `update`.
     pub operation: &'static str,
     pub preference: WirePreference,
@@ -71,6 +73,7 @@ impl WireOutcome {
             Maintenance::Update(_) => ("update", o.previous.as_ref()),
         };
         WireOutcome {
+            user: o.user.as_str().to_string(),
             operation,
             preference: WirePreference::new(schema, &o.preference),
             replaced: replaced.map(|p| WirePreference::new(schema, p)),

@@ -11,6 +11,7 @@ mod eval;
 mod extraction;
 mod faults;
 mod hardening;
+mod occupants;
 mod pending;
 mod privacy;
 mod remember;

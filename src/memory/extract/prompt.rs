@@ -4,7 +4,7 @@
 
 use super::Candidate;
 use crate::memory::values::{named_values, stems};
-use crate::schema::{Schema, ValueKind};
+use crate::schema::Schema;
 
 const INSTRUCTIONS: &str = "\
 You are the long-term memory of an in-car voice assistant. Read a finished conversation and \
@@ -74,9 +74,46 @@ pub fn prompt_prefix(schema: &Schema) -> String {
         p.push_str(&format!("{}: {}\n", d.key, d.description));
     }
     p.push('\n');
-    p.push_str(EXAMPLES);
+    if EXAMPLE_KEYS.iter().all(|k| schema.detail_by_key(k).is_some()) {
+        p.push_str(EXAMPLES);
+    } else {
+        p.push_str(&schema_examples(schema));
+    }
     p.push('\n');
     p
+}
+
+/// The categories [`EXAMPLES`] use: the worked examples are shown only with a schema that has
+/// them all (CarMem's), else [`schema_examples`] are.
+const EXAMPLE_KEYS: &[&str] = &[
+    "preferred_temperature",
+    "favorite_genres",
+    "preferred_gas_station",
+    "dietary_preferences",
+    "preferred_payment_method",
+];
+
+/// Worked examples made from any schema's own categories: a stated value for the first detail
+/// with a known value (or a range), and a request that is no preference (`none`).
+fn schema_examples(schema: &Schema) -> String {
+    let mut out = String::new();
+    let stated = schema.details().iter().find_map(|d| {
+        let value = match (d.range, d.attributes.first()) {
+            (Some((lo, hi)), _) => ((lo + hi) / 2).to_string(),
+            (None, Some(a)) => a.clone(),
+            (None, None) => return None,
+        };
+        Some((d, value))
+    });
+    if let Some((d, value)) = stated {
+        let what = d.name.to_lowercase();
+        out.push_str(&format!(
+            "Example.\nConversation:\nS1: I always like the {what} at {value}.\nOffered categories: {key}\nPreferences:\n{key}: {value}\nend\n\n\
+             Example.\nConversation:\nS1: What is the {what} right now?\nOffered categories: {key}\nPreferences:\nnone\n",
+            key = d.key
+        ));
+    }
+    out
 }
 
 /// Replaces line breaks so that a turn stays on its line of the prompt.
@@ -118,7 +155,7 @@ pub fn prompt(schema: &Schema, sentences: &[String], offered: &[Candidate]) -> S
     for c in offered {
         let d = schema.detail(c.detail);
         // A choice among known values the user did not name: the model needs to see them.
-        if d.kind == ValueKind::Choice && named_values(schema, c.detail, sentences).is_empty() {
+        if d.kind.is_closed() && named_values(schema, c.detail, sentences).is_empty() {
             p.push_str(&format!(
                 "Values of {}: {}\n",
                 d.key,

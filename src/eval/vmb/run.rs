@@ -1,0 +1,280 @@
+//! Running VehicleMemBench: each history remembered in a fresh memory, then each question
+//! answered on the oracle-slot track (the setting is taken from `new_answer`, Glovebox gives the
+//! acting person's value), on the slot track (recall picks the setting from what is said too),
+//! and by the last-mention baseline (the latest value anyone stated for the setting, from the
+//! same memory), all in one run.
+//!
+//! Scoring: a question is right only when every value argument of every call matches
+//! (case-folded; numbers equal; `true`/`false` against a flag's `on`/`off`). A value argument
+//! with no detail in the schema counts as wrong.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::{json, Value};
+
+use super::{cabin, load_history, load_questions, Call, Question};
+use crate::eval::carmem::EvalError;
+use crate::memory::{Memory, Models};
+use crate::pref::{Preference, UserId};
+use crate::schema::{DetailId, Schema, FLAG_OFF, FLAG_ON};
+
+/// The numbered files of a folder: `history_N.txt` / `qa_N.json`, N = 1..=files.
+fn numbered(dir: &Path, stem: &str, ext: &str, files: Option<usize>) -> Vec<(usize, std::path::PathBuf)> {
+    let mut out: Vec<(usize, std::path::PathBuf)> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().to_string();
+            let n = name.strip_prefix(stem)?.strip_suffix(ext)?.parse().ok()?;
+            Some((n, e.path()))
+        })
+        .collect();
+    out.sort();
+    if let Some(f) = files {
+        out.truncate(f);
+    }
+    out
+}
+
+/// Whether a stored value is the expected argument value.
+pub fn matches(expected: &str, got: &str) -> bool {
+    let (e, g) = (expected.trim().to_lowercase(), got.trim().to_lowercase());
+    let flag = |v: &str| match v {
+        "true" | FLAG_ON => Some(true),
+        "false" | FLAG_OFF => Some(false),
+        _ => None,
+    };
+    if let (Some(a), Some(b)) = (flag(&e), flag(&g)) {
+        return a == b;
+    }
+    if let (Ok(a), Ok(b)) = (e.parse::<f64>(), g.parse::<f64>()) {
+        return a == b;
+    }
+    e == g
+}
+
+/// The value arguments of a call, each with its detail (`None`: the schema has none).
+fn slots(schema: &Schema, call: &Call) -> Vec<(String, String, Option<DetailId>)> {
+    let Some(selectors) = call_selectors(schema, call) else {
+        // No detail for any argument: every argument is a value the schema cannot hold.
+        return call.args.iter().map(|(k, v)| (k.clone(), v.clone(), None)).collect();
+    };
+    call.args
+        .iter()
+        .filter(|(k, _)| !selectors.contains(k))
+        .map(|(k, v)| (k.clone(), v.clone(), schema.detail_by_call(&call.function, k)))
+        .collect()
+}
+
+fn call_selectors(schema: &Schema, call: &Call) -> Option<Vec<String>> {
+    schema
+        .details()
+        .iter()
+        .filter_map(|d| d.call.as_ref())
+        .find(|c| c.function == call.function)
+        .map(|c| c.selectors.clone())
+}
+
+/// The latest active value of `detail` among `prefs`.
+fn latest<'a>(prefs: impl Iterator<Item = &'a Preference>, detail: DetailId) -> Option<&'a Preference> {
+    prefs
+        .filter(|p| p.detail == detail && p.status == crate::pref::Status::Active)
+        .max_by_key(|p| (p.updated, p.id))
+}
+
+#[derive(Default)]
+struct Tally {
+    by_type: BTreeMap<String, [usize; 3]>,
+    slot_right: usize,
+    answer_ms: Vec<f64>,
+    ingest_s: Vec<f64>,
+    stored: usize,
+    questions: usize,
+}
+
+/// Runs the benchmark: `histories` and `qas` folders, the first `files` of each.
+pub fn run(
+    models: &Arc<Models>,
+    (history_dir, qa_dir, files): (&Path, &Path, Option<usize>),
+    mut out: Option<&mut dyn Write>,
+    progress: bool,
+) -> Result<Value, EvalError> {
+    models.warm_up()?;
+    let histories = numbered(history_dir, "history_", ".txt", files);
+    let qas: BTreeMap<usize, std::path::PathBuf> =
+        numbered(qa_dir, "qa_", ".json", None).into_iter().collect();
+    let pb = if progress {
+        let pb = ProgressBar::new(histories.len() as u64 * 2);
+        pb.set_style(
+            ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} {msg} (eta {eta})")
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        pb
+    } else {
+        ProgressBar::hidden()
+    };
+    let mut t = Tally::default();
+    for (n, hpath) in &histories {
+        let Some(qpath) = qas.get(n) else { continue };
+        let history = load_history(hpath)?;
+        let questions = load_questions(qpath)?;
+        let dir = tempfile::tempdir().map_err(EvalError::Write)?;
+        let mem = Memory::open_with(dir.path(), models.clone())?;
+        pb.set_message(format!("history {n}: remembering"));
+        let t0 = Instant::now();
+        let default = history.people.values().next().cloned().expect("a history has people");
+        for c in &history.conversations {
+            mem.remember(&default, c)?;
+        }
+        t.ingest_s.push(t0.elapsed().as_secs_f64());
+        pb.inc(1);
+        pb.set_message(format!("history {n}: answering"));
+        let all: Vec<Preference> = mem.store().all().map_err(crate::memory::MemoryError::from)?;
+        t.stored += all.len();
+        for (qi, q) in questions.iter().enumerate() {
+            let row = answer(&mem, &history.people, &all, q, &mut t)?;
+            if let Some(o) = out.as_mut() {
+                let mut row = row;
+                row["file"] = json!(n);
+                row["question"] = json!(qi + 1);
+                writeln!(o, "{row}").map_err(EvalError::Write)?;
+            }
+        }
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    Ok(report(&t))
+}
+
+/// Answers one question on both tracks and the baseline, tallies it, and returns its row.
+fn answer(
+    mem: &Memory,
+    people: &BTreeMap<String, UserId>,
+    all: &[Preference],
+    q: &Question,
+    t: &mut Tally,
+) -> Result<Value, EvalError> {
+    let schema = mem.schema();
+    let seats = cabin(&q.query, people);
+    let t0 = Instant::now();
+    let (mut right, mut base_right) = (true, true);
+    let mut got = Vec::new();
+    for call in &q.calls {
+        let acting = seats.acting(call);
+        for (arg, expected, detail) in slots(schema, call) {
+            let mine = match (&acting, detail) {
+                (Some(u), Some(d)) => latest(all.iter().filter(|p| &p.user == u), d),
+                _ => None,
+            };
+            let anyone = detail.and_then(|d| latest(all.iter(), d));
+            let v = mine.map(|p| p.attribute.clone());
+            let b = anyone.map(|p| p.attribute.clone());
+            right &= v.as_deref().is_some_and(|v| matches(&expected, v));
+            base_right &= b.as_deref().is_some_and(|b| matches(&expected, b));
+            got.push(json!({
+                "function": call.function, "argument": arg, "expected": expected,
+                "acting": acting.as_ref().map(UserId::as_str),
+                "detail": detail.map(|d| schema.detail(d).key.clone()),
+                "got": v, "baseline": b,
+            }));
+        }
+    }
+    // The slot track: recall's best preference for the spoken words must be in the first
+    // call's setting.
+    let spoken = q.query.split_once('\'').map_or(q.query.as_str(), |(_, s)| s);
+    let first = q.calls.first();
+    let want = first.and_then(|c| slots(schema, c).into_iter().find_map(|s| s.2));
+    let slot_ok = match (first.and_then(|c| seats.acting(c)), want) {
+        (Some(u), Some(d)) => mem
+            .recall(&u, spoken, 1)?
+            .first()
+            .is_some_and(|r| r.preference.detail == d),
+        _ => false,
+    };
+    t.answer_ms.push(t0.elapsed().as_secs_f64() * 1e3);
+    t.questions += 1;
+    t.slot_right += usize::from(slot_ok);
+    let e = t.by_type.entry(q.reasoning_type.clone()).or_default();
+    e[0] += 1;
+    e[1] += usize::from(right);
+    e[2] += usize::from(base_right);
+    Ok(json!({
+        "type": q.reasoning_type, "query": q.query, "right": right,
+        "baseline_right": base_right, "slot_right": slot_ok, "values": got,
+    }))
+}
+
+fn report(t: &Tally) -> Value {
+    let share = |a: usize, n: usize| if n == 0 { 0.0 } else { a as f64 / n as f64 };
+    let (mut right, mut base) = (0, 0);
+    let mut by_type = serde_json::Map::new();
+    let mut base_by_type = serde_json::Map::new();
+    for (ty, [n, r, b]) in &t.by_type {
+        right += r;
+        base += b;
+        by_type.insert(ty.clone(), json!({"n": n, "value_accuracy": share(*r, *n)}));
+        base_by_type.insert(ty.clone(), json!({"n": n, "value_accuracy": share(*b, *n)}));
+    }
+    let mut ms = t.answer_ms.clone();
+    ms.sort_by(f64::total_cmp);
+    let p50 = ms.get(ms.len() / 2).copied().unwrap_or(0.0);
+    let files = t.ingest_s.len().max(1);
+    json!({
+        "questions": t.questions,
+        "value_accuracy": share(right, t.questions),
+        "by_type": by_type,
+        "slot_accuracy": share(t.slot_right, t.questions),
+        "stored_preferences": t.stored,
+        "ingest_s": t.ingest_s.iter().sum::<f64>() / files as f64,
+        "ingest_s_max": t.ingest_s.iter().copied().fold(0.0, f64::max),
+        "answer_ms_p50": p50,
+        "baseline": {"value_accuracy": share(base, t.questions), "by_type": base_by_type},
+    })
+}
+
+/// The report as a table for a person.
+pub fn table(r: &Value) -> String {
+    let pct = |v: &Value| format!("{:5.1} %", v.as_f64().unwrap_or(0.0) * 100.0);
+    let mut s = format!(
+        "VehicleMemBench, oracle slot: {} questions, value accuracy {} (last-mention baseline {})\n",
+        r["questions"], pct(&r["value_accuracy"]), pct(&r["baseline"]["value_accuracy"])
+    );
+    s.push_str(&format!("{:<26} {:>4} {:>9} {:>9}\n", "reasoning type", "n", "glovebox", "baseline"));
+    if let Some(types) = r["by_type"].as_object() {
+        for (ty, v) in types {
+            s.push_str(&format!(
+                "{ty:<26} {:>4} {:>9} {:>9}\n",
+                v["n"], pct(&v["value_accuracy"]), pct(&r["baseline"]["by_type"][ty]["value_accuracy"])
+            ));
+        }
+    }
+    s.push_str(&format!(
+        "slot accuracy {}; {} preferences stored; ingest {:.0} s per history (max {:.0} s); answer p50 {:.1} ms\n",
+        pct(&r["slot_accuracy"]), r["stored_preferences"],
+        r["ingest_s"].as_f64().unwrap_or(0.0), r["ingest_s_max"].as_f64().unwrap_or(0.0),
+        r["answer_ms_p50"].as_f64().unwrap_or(0.0)
+    ));
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_match_case_folded_numbers_and_flags() {
+        assert!(matches("Green", "green"));
+        assert!(matches("44", "44.0"));
+        assert!(matches("true", "on"));
+        assert!(matches("false", "off"));
+        assert!(!matches("true", "off"));
+        assert!(!matches("blue", "green"));
+    }
+}

@@ -1,0 +1,123 @@
+//! Reading a typed detail's value from the user's own sentence: the numbers of an `integer`
+//! detail that lie in its range, the state of an `flag` detail. These are what the grammar
+//! offers for such a detail (the LLM chooses among them and `none`); nothing outside them can be
+//! stored.
+
+use crate::memory::values::negates;
+use crate::schema::{Detail, ValueKind, FLAG_OFF, FLAG_ON};
+
+/// Number words a speaker uses for small settings ("lower the headrest to three").
+const NUMBER_WORDS: &[(&str, i64)] = &[
+    ("zero", 0),
+    ("one", 1),
+    ("two", 2),
+    ("three", 3),
+    ("four", 4),
+    ("five", 5),
+    ("six", 6),
+    ("seven", 7),
+    ("eight", 8),
+    ("nine", 9),
+    ("ten", 10),
+    ("eleven", 11),
+    ("twelve", 12),
+    ("fifteen", 15),
+    ("twenty", 20),
+    ("thirty", 30),
+    ("forty", 40),
+    ("fifty", 50),
+];
+
+/// Words that name the top or the bottom of a range ("max it out", "the lowest setting").
+const TOP_WORDS: &[&str] = &["max", "maximum", "maxed", "highest", "full"];
+const BOTTOM_WORDS: &[&str] = &["min", "minimum", "lowest"];
+
+/// Words by which a user switches something on, and off (besides negation cues).
+const ON_WORDS: &[&str] = &["on", "enable", "enabled", "activate", "start", "keep"];
+const OFF_WORDS: &[&str] = &["off", "disable", "disabled", "deactivate", "mute", "muted"];
+
+fn words(sentence: &str) -> Vec<String> {
+    sentence
+        .to_lowercase()
+        .replace(['’', '`'], "'")
+        .split(|c: char| !(c.is_alphanumeric() || c == '.' || c == '\''))
+        .map(|w| w.trim_matches(|c: char| c == '.' || c == '\'').to_string())
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// The values of a typed detail that `sentence` names, in sentence order, without repeats:
+/// for an integer detail the whole numbers in its range (digits, number words, and its top or
+/// bottom for "max"/"lowest"); for a flag, `on` or `off` when the sentence switches it; empty
+/// for other kinds.
+pub fn named(detail: &Detail, sentence: &str) -> Vec<String> {
+    let w = words(sentence);
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |v: String| {
+        if !out.contains(&v) {
+            out.push(v);
+        }
+    };
+    match (detail.kind, detail.range) {
+        (ValueKind::Integer, Some((lo, hi))) => {
+            for word in &w {
+                let n = word
+                    .strip_suffix('%')
+                    .unwrap_or(word)
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|n| n.fract() == 0.0)
+                    .map(|n| n as i64)
+                    .or_else(|| NUMBER_WORDS.iter().find(|(t, _)| t == word).map(|p| p.1))
+                    .or_else(|| TOP_WORDS.contains(&word.as_str()).then_some(hi))
+                    .or_else(|| BOTTOM_WORDS.contains(&word.as_str()).then_some(lo));
+                if let Some(n) = n.filter(|n| (lo..=hi).contains(n)) {
+                    push(n.to_string());
+                }
+            }
+        }
+        (ValueKind::Flag, _) => {
+            let off = w.iter().any(|x| OFF_WORDS.contains(&x.as_str())) || negates(sentence);
+            let on = w.iter().any(|x| ON_WORDS.contains(&x.as_str()));
+            if off {
+                push(FLAG_OFF.into());
+            } else if on {
+                push(FLAG_ON.into());
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::Schema;
+
+    fn vehicle() -> Schema {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/config/schemas/vehicle.toml");
+        Schema::load(std::path::Path::new(path)).unwrap()
+    }
+
+    #[test]
+    fn integers_in_range_are_read_from_digits_words_and_extremes() {
+        let s = vehicle();
+        let d = s.detail(s.detail_by_key("seat_headrest_height").unwrap());
+        assert_eq!(named(d, "I need the headrest all the way up at 44."), ["44"]);
+        assert_eq!(named(d, "Let me just lower the headrest to three."), ["3"]);
+        let t = s.detail(s.detail_by_key("air_conditioner_temperature").unwrap());
+        assert_eq!(named(t, "Set it to 22, not 5 or 140."), ["22"]);
+        let h = s.detail(s.detail_by_key("hud_brightness_level").unwrap());
+        assert_eq!(named(h, "I want the brightness maxed out."), ["10"]);
+    }
+
+    #[test]
+    fn flags_read_on_and_off() {
+        let s = vehicle();
+        let d = s.detail(s.detail_by_key("hud_power").unwrap());
+        assert_eq!(named(d, "Turn the HUD on, please."), [FLAG_ON]);
+        assert_eq!(named(d, "I don't want the HUD."), [FLAG_OFF]);
+        assert!(named(d, "The HUD is nice.").is_empty());
+    }
+}

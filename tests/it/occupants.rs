@@ -1,0 +1,116 @@
+//! Everyone in the car: speakers own what they say, an older statement ingested late does not
+//! replace a newer one, and the vehicle-settings schema works end to end (remember, recall,
+//! export) without any of CarMem's categories.
+
+use std::path::Path;
+
+use glovebox::conversation::Conversation;
+use glovebox::memory::Memory;
+use glovebox::ops::{self, Reply, Request};
+
+use crate::common::{config, user};
+
+/// A memory under the shipped vehicle configuration (config/glovebox-vehicle.toml).
+fn vehicle_memory(dir: &Path) -> Memory {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut c = glovebox::config::Config::load(&root.join("config/glovebox-vehicle.toml")).unwrap();
+    c.models = config().models;
+    c.schema = Some(root.join("config/schemas/vehicle.toml"));
+    Memory::open(dir, c).expect("memory opens with the vehicle schema")
+}
+
+fn conv(json: &str) -> Conversation {
+    Conversation::from_json(json).expect("a valid conversation")
+}
+
+const TALL: &str = "I'm tall, so I need the headrest all the way up at 44.";
+const SHORT: &str = "I'm much shorter, so I need the headrest down at 3.";
+
+fn headrest(m: &Memory, who: &str) -> Vec<String> {
+    let d = m.schema().detail_by_key("seat_headrest_height").unwrap();
+    m.list(&user(who))
+        .unwrap()
+        .into_iter()
+        .filter(|p| p.detail == d)
+        .map(|p| p.attribute)
+        .collect()
+}
+
+#[test]
+fn two_speakers_each_keep_their_own_preference() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    let c = conv(&format!(
+        r#"[{{"role":"user","speaker":"patricia","text":"{TALL}"}},
+            {{"role":"assistant","text":"Done."}},
+            {{"role":"user","speaker":"gary","text":"{SHORT}"}}]"#
+    ));
+    let out = m.remember(&user("driver"), &c).unwrap();
+    let owners: Vec<(&str, &str)> = out
+        .iter()
+        .map(|o| (o.user.as_str(), o.preference.attribute.as_str()))
+        .collect();
+    assert_eq!(owners, [("patricia", "44"), ("gary", "3")]);
+    assert_eq!(headrest(&m, "patricia"), ["44"]);
+    assert_eq!(headrest(&m, "gary"), ["3"]);
+    assert!(m.list(&user("driver")).unwrap().is_empty());
+}
+
+#[test]
+fn an_older_statement_ingested_later_does_not_replace_a_newer_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    let newer = conv(&format!(
+        r#"{{"time":"2025-04-10T09:00:00Z","turns":[{{"role":"user","speaker":"gary","text":"{SHORT}"}}]}}"#
+    ));
+    let older = conv(&format!(
+        r#"{{"time":"2025-04-01T08:00:00Z","turns":[{{"role":"user","speaker":"gary","text":"{TALL}"}}]}}"#
+    ));
+    m.remember(&user("gary"), &newer).unwrap();
+    let out = m.remember(&user("gary"), &older).unwrap();
+    assert!(out.is_empty(), "the older statement changed {out:?}");
+    assert_eq!(headrest(&m, "gary"), ["3"]);
+    let p = &m.list(&user("gary")).unwrap()[0];
+    assert_eq!(
+        glovebox::rfc3339::format(p.updated),
+        "2025-04-10T09:00:00Z",
+        "stored at the time it was said"
+    );
+    // In time order the later statement does replace the earlier one.
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    m.remember(&user("gary"), &older).unwrap();
+    m.remember(&user("gary"), &newer).unwrap();
+    assert_eq!(headrest(&m, "gary"), ["3"]);
+}
+
+#[test]
+fn the_vehicle_schema_round_trips_remember_recall_and_export() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    let ann = user("ann");
+    let reply = ops::execute(
+        &m,
+        Request::Remember {
+            user: ann.clone(),
+            conversation: conv(&format!(r#"[{{"role":"user","text":"{TALL}"}}]"#)),
+        },
+    )
+    .unwrap();
+    let json = reply.to_json();
+    assert_eq!(json["remembered"][0]["user"], "ann", "{json}");
+    assert_eq!(json["remembered"][0]["preference"]["category_key"], "seat_headrest_height", "{json}");
+    let hits = m.recall(&ann, "I need to adjust the headrest height.", 3).unwrap();
+    assert_eq!(hits.first().map(|r| r.preference.attribute.as_str()), Some("44"));
+    let Reply::Exported(doc) = ops::execute(&m, Request::Export { user: ann.clone() }).unwrap()
+    else {
+        panic!("export answered something else")
+    };
+    assert_eq!(doc["preferences"][0]["attribute"], "44", "{doc}");
+    // The export imports back into a fresh vehicle memory.
+    let dir2 = tempfile::tempdir().unwrap();
+    let m2 = vehicle_memory(dir2.path());
+    let imported = ops::execute(&m2, Request::Import { user: user("bob"), document: doc }).unwrap();
+    assert_eq!(imported.to_json()["imported"], 1);
+    assert_eq!(headrest(&m2, "bob"), ["44"]);
+}
