@@ -38,9 +38,8 @@ pub fn utterance() -> impl Strategy<Value = String> {
 /// of either role, with at least one user turn that has text.
 pub fn turns() -> impl Strategy<Value = Vec<Turn>> {
     prop::collection::vec(
-        (any::<bool>(), prop_oneof![utterance(), text()]).prop_map(|(user, text)| Turn {
-            role: if user { Role::User } else { Role::Assistant },
-            text,
+        (any::<bool>(), prop_oneof![utterance(), text()]).prop_map(|(user, text)| {
+            Turn::new(if user { Role::User } else { Role::Assistant }, text)
         }),
         0..12,
     )
@@ -55,10 +54,7 @@ pub fn turns() -> impl Strategy<Value = Vec<Turn>> {
         if !has_user {
             turns.insert(
                 at,
-                Turn {
-                    role: Role::User,
-                    text: format!("I like jazz. {said}"),
-                },
+                Turn::new(Role::User, format!("I like jazz. {said}")),
             );
         }
         turns
