@@ -1,6 +1,7 @@
 //! Unit tests of the store: round trips, isolation, id allocation, refusal of foreign files.
 
 use super::*;
+use crate::pref::Operation;
 
 fn pref(id: u64, user: &str, key: &str, attr: &str) -> Preference {
     let s = Schema::embedded();
