@@ -228,10 +228,11 @@ fn requests_in_flight_per_connection_are_capped() {
 
 /// Issue 15.3: recall never waits behind an extraction's embedding. A remember of 400
 /// sentences (within the limits) keeps the embedder busy for seconds; recalls sent one after
-/// another on another connection keep being answered while it is in flight: at least 20 of
-/// them before its answer. Behind a single embedding job the first recall alone would wait
-/// for all 400 sentences and the remember would answer within a few recalls of it. Ordering
-/// and counts only: no time is asserted.
+/// another on another connection keep being answered while it is in flight. A recall waits
+/// for at most the one batch of 16 sentences being embedded, so about one recall per batch
+/// (25) gets through, fewer on a loaded machine; at least 5 must. Behind a single embedding
+/// job (the code before) the first recall alone waited for all 400 sentences and the remember
+/// answered right after it: 1. Ordering and counts only: no time is asserted.
 #[test]
 fn recalls_are_answered_while_a_huge_remember_embeds() {
     let tmp = tempdir().unwrap();
@@ -256,7 +257,7 @@ fn recalls_are_answered_while_a_huge_remember_embeds() {
         assert!(r["ok"]["recalled"].is_array(), "{r}");
         answered += 1;
     }
-    assert!(answered >= 20, "only {answered} recalls answered during the remember");
+    assert!(answered >= 5, "only {answered} recalls answered during the remember");
     let done = slow.recv();
     assert_eq!(done["id"], 2, "{done}");
     assert!(done["ok"].is_object(), "{done}");
