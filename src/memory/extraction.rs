@@ -6,6 +6,7 @@
 use std::time::Instant;
 
 use super::extract::{self, Candidate, Extracted};
+use super::counters::Counters;
 use super::{confidence, lock, typed, MemoryError, Models};
 use crate::conversation::Conversation;
 use crate::llm::Request;
@@ -57,9 +58,13 @@ impl Models {
         let t0 = Instant::now();
         let sentences = conversation.user_sentences();
         let protos = self.prototypes()?;
+        let te = Instant::now();
         let vecs = self.embed(sentences.clone())?;
+        Counters::time(&self.counters.embed_us, te);
+        Counters::add(&self.counters.sentences, sentences.len() as u64);
         let gate: Vec<f32> = vecs.iter().map(|v| self.gate.probability(v)).collect();
         let passes: Vec<bool> = gate.iter().map(|&p| self.gate.passes(p)).collect();
+        Counters::add(&self.counters.gated, passes.iter().filter(|&&p| p).count() as u64);
         let scores = extract::sentence_scores(&self.schema, &protos, &vecs, exclude);
         let x = &self.cfg.extraction;
         let offered = extract::offers(
@@ -91,6 +96,7 @@ impl Models {
             ms: 0.0,
         };
         for group in extract::by_sentence(&offered) {
+            Counters::add(&self.counters.groups, 1);
             let (answer, conf, decoded) = self.answer(&sentences, &group)?;
             let full = extract::full_answer(&self.schema, &group, &answer);
             for item in extract::parse(&self.schema, &full, &group, &sentences, &conf)? {
@@ -120,6 +126,7 @@ impl Models {
         let request = self.extraction_request(sentences, offered);
         let key = (request.prompt.clone(), request.grammar.clone());
         if let Some((text, conf)) = lock(&self.answers).get(&key).cloned() {
+            Counters::add(&self.counters.groups_without_llm, 1);
             return Ok((text, conf, 0));
         }
         // A typed detail (integer, flag) whose one value the sentence names: the gate already
@@ -129,11 +136,14 @@ impl Models {
             let d = self.schema.detail(only.detail);
             if matches!(d.kind, ValueKind::Integer | ValueKind::Flag) {
                 if let [v] = typed::named(d, &sentences[only.sentence]).as_slice() {
+                    Counters::add(&self.counters.groups_without_llm, 1);
                     return Ok((format!(" {v}\n"), vec![1.0], 0));
                 }
             }
         }
         let llm = self.load_llm()?;
+        let tl = Instant::now();
+        Counters::add(&self.counters.extract_llm, 1);
         // One offered category whose value the user named: the answer is `none` or one of
         // those values, and one forward pass scores them (no decoding steps).
         let named = match offered {
@@ -172,6 +182,7 @@ impl Models {
                 (completion.text, conf, n)
             }
         };
+        Counters::time(&self.counters.extract_llm_us, tl);
         let mut answers = lock(&self.answers);
         if answers.len() >= ANSWER_CACHE {
             answers.clear();

@@ -8,6 +8,7 @@
 
 pub mod confidence;
 mod confirm;
+pub mod counters;
 pub mod export;
 pub mod extract;
 mod extraction;

@@ -34,6 +34,8 @@ pub struct Models {
     /// Recent extraction answers by (prompt, grammar). Greedy decoding is deterministic, so an
     /// identical request (the same conversation remembered again) reuses the answer.
     pub(super) answers: Mutex<HashMap<(String, String), (String, Vec<f32>)>>,
+    /// Work done so far (`memory::counters`).
+    pub(super) counters: super::counters::Counters,
 }
 
 impl Models {
@@ -78,6 +80,7 @@ impl Models {
             prior: OnceLock::new(),
             embedder_id: OnceLock::new(),
             answers: Mutex::new(HashMap::new()),
+            counters: Default::default(),
         }))
     }
 
@@ -91,6 +94,11 @@ impl Models {
     pub fn embedder_id(&self) -> &str {
         self.embedder_id
             .get_or_init(|| super::index_state::embedder_identity(&self.cfg.embedder_path()))
+    }
+
+    /// The work counters (`memory::counters`).
+    pub fn counters(&self) -> &super::counters::Counters {
+        &self.counters
     }
 
     pub fn schema(&self) -> &Arc<Schema> {

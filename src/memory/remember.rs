@@ -2,6 +2,7 @@
 //! the user has stored (decide with the schema, negation cues or the LLM; then the lifecycle's
 //! changes, committed in one transaction).
 
+use super::counters::Counters;
 use super::extract::Extracted;
 use super::{lifecycle, lock, maintain, Extraction, Memory, MemoryError, Outcome};
 use crate::conversation::Conversation;
@@ -70,6 +71,7 @@ impl Memory {
         user: &UserId,
         incoming: &Extracted,
     ) -> Result<(Maintenance, Vec<Preference>), MemoryError> {
+        Counters::add(&self.models.counters().maintain, 1);
         let stored = self.store.in_category(user, incoming.detail)?;
         if stored.is_empty() {
             return Ok((Maintenance::New, stored));
@@ -88,6 +90,8 @@ impl Memory {
             return Ok((op, stored));
         }
         let llm = self.load_llm()?;
+        let t0 = std::time::Instant::now();
+        Counters::add(&self.models.counters().maintain_llm, 1);
         let request = Request {
             prefix: self.models.maintain_prefix.clone(),
             prompt: maintain::prompt(detail, &stored, &incoming.attribute, &incoming.sentence),
@@ -99,6 +103,7 @@ impl Memory {
             Some(c) => answers[c.index].clone(),
             None => llm.complete(request)?.text,
         };
+        Counters::time(&self.models.counters().maintain_llm_us, t0);
         let op = options.parse(&text)?;
         Ok((op, stored))
     }

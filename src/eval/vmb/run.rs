@@ -150,7 +150,9 @@ pub fn run(
         pb.inc(1);
     }
     pb.finish_and_clear();
-    Ok(report(&t))
+    let mut r = report(&t);
+    r["work"] = models.counters().snapshot();
+    Ok(r)
 }
 
 /// Answers one question on both tracks and the baseline, tallies it, and returns its row.
