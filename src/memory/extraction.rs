@@ -59,7 +59,7 @@ impl Models {
         let sentences = conversation.user_sentences();
         let protos = self.prototypes()?;
         let te = Instant::now();
-        let vecs = self.embed(sentences.clone())?;
+        let vecs = self.embed_sentences(&sentences)?;
         Counters::time(&self.counters.embed_us, te);
         Counters::add(&self.counters.sentences, sentences.len() as u64);
         let gate: Vec<f32> = vecs.iter().map(|v| self.gate.probability(v)).collect();

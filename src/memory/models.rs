@@ -34,6 +34,9 @@ pub struct Models {
     /// Recent extraction answers by (prompt, grammar). Greedy decoding is deterministic, so an
     /// identical request (the same conversation remembered again) reuses the answer.
     pub(super) answers: Mutex<HashMap<(String, String), (String, Vec<f32>)>>,
+    /// Sentence vectors embedded ahead of extraction ([`Models::embed_ahead`]), each taken out
+    /// when extraction uses it: empty unless a caller embeds ahead.
+    ahead: Mutex<HashMap<String, Vec<f32>>>,
     /// Work done so far (`memory::counters`).
     pub(super) counters: super::counters::Counters,
 }
@@ -80,6 +83,7 @@ impl Models {
             prior: OnceLock::new(),
             embedder_id: OnceLock::new(),
             answers: Mutex::new(HashMap::new()),
+            ahead: Mutex::new(HashMap::new()),
             counters: Default::default(),
         }))
     }
@@ -151,6 +155,41 @@ impl Models {
             })??);
         }
         Ok(out)
+    }
+
+    /// Embeds sentences that extraction will read soon (a whole history about to be
+    /// remembered), in full batches of similar length, and keeps their vectors until
+    /// [`Models::embed_sentences`] takes them: many short conversations then cost a few large
+    /// embedder batches instead of one small batch each.
+    pub fn embed_ahead(&self, sentences: &[String]) -> Result<(), MemoryError> {
+        let mut todo: Vec<String> = {
+            let ahead = super::lock(&self.ahead);
+            sentences.iter().filter(|s| !ahead.contains_key(*s)).cloned().collect()
+        };
+        todo.sort_by(|a, b| (a.len(), a).cmp(&(b.len(), b)));
+        todo.dedup();
+        let vecs = self.embed(todo.clone())?;
+        super::lock(&self.ahead).extend(todo.into_iter().zip(vecs));
+        Ok(())
+    }
+
+    /// Vectors of extraction's sentences: those embedded ahead (taken out), the rest now.
+    pub(super) fn embed_sentences(&self, sentences: &[String]) -> Result<Vec<Vec<f32>>, MemoryError> {
+        let mut out: Vec<Option<Vec<f32>>> = {
+            let mut ahead = super::lock(&self.ahead);
+            sentences.iter().map(|s| ahead.remove(s)).collect()
+        };
+        let missing: Vec<String> = sentences
+            .iter()
+            .zip(&out)
+            .filter(|(_, v)| v.is_none())
+            .map(|(s, _)| s.clone())
+            .collect();
+        let mut fresh = self.embed(missing)?.into_iter();
+        for v in out.iter_mut().filter(|v| v.is_none()) {
+            *v = fresh.next();
+        }
+        Ok(out.into_iter().flatten().collect())
     }
 
     /// Embeds one utterance in the urgent lane: it runs before any waiting bulk batch.

@@ -130,6 +130,12 @@ pub fn run(
         pb.set_message(format!("history {n}: remembering"));
         let t0 = Instant::now();
         let default = history.people.values().next().cloned().expect("a history has people");
+        let sentences: Vec<String> = history
+            .conversations
+            .iter()
+            .flat_map(|c| c.user_sentences())
+            .collect();
+        models.embed_ahead(&sentences)?;
         for c in &history.conversations {
             mem.remember(&default, c)?;
         }
