@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use super::extract::{self, Candidate, Extracted};
 use super::counters::Counters;
-use super::{confidence, lock, typed, MemoryError, Models};
+use super::{confidence, lock, typed, values, MemoryError, Models};
 use crate::conversation::Conversation;
 use crate::llm::Request;
 use crate::schema::{DetailSet, ValueKind};
@@ -131,14 +131,26 @@ impl Models {
         }
         // A typed detail (integer, flag) whose one value the sentence names: the gate already
         // judged the sentence a preference and there is no other value to weigh, so the model
-        // is not asked (the 270M model often answers `none` to a bare small number).
+        // is not asked (the 270M model often answers `none` to a bare small number). The same
+        // holds for a vehicle setting's enum (a choice detail with a vehicle call) whose one
+        // value the sentence names and does not turn down; CarMem's choice details (no call)
+        // still ask.
         if let [only] = offered {
             let d = self.schema.detail(only.detail);
-            if matches!(d.kind, ValueKind::Integer | ValueKind::Flag) {
-                if let [v] = typed::named(d, &sentences[only.sentence]).as_slice() {
-                    Counters::add(&self.counters.groups_without_llm, 1);
-                    return Ok((format!(" {v}\n"), vec![1.0], 0));
+            let evidence = &sentences[only.sentence];
+            let named: Vec<String> = match d.kind {
+                ValueKind::Integer | ValueKind::Flag => typed::named(d, evidence),
+                ValueKind::Choice if d.call.is_some() && !values::negates(evidence) => {
+                    values::named_values(&self.schema, only.detail, std::slice::from_ref(evidence))
+                        .iter()
+                        .map(|v| v.to_string())
+                        .collect()
                 }
+                _ => Vec::new(),
+            };
+            if let [v] = named.as_slice() {
+                Counters::add(&self.counters.groups_without_llm, 1);
+                return Ok((format!(" {v}\n"), vec![1.0], 0));
             }
         }
         let llm = self.load_llm()?;
