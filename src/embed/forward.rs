@@ -70,6 +70,9 @@ pub fn embed(bert: &Bert, seqs: &[Vec<u32>], par: bool, s: &mut Scratch) -> Vec<
     pool(&s.hidden[..m * dim], dim, seqs)
 }
 
+/// Token rows from which attention heads are split over the threads.
+const PAR_ATTENTION_ROWS: usize = 64;
+
 /// Multi-head self-attention of every sequence, from the fused projection `qkv` into `ctx`.
 fn attention(bert: &Bert, seqs: &[Vec<u32>], qkv: &[f32], ctx: &mut [f32], par: bool) {
     let dim = bert.dim;
@@ -91,7 +94,8 @@ fn attention(bert: &Bert, seqs: &[Vec<u32>], qkv: &[f32], ctx: &mut [f32], par: 
         }
         row0 += seq.len();
     }
-    if par {
+    // Attention is a few per cent of a short utterance's pass: split it only for real batches.
+    if par && m >= PAR_ATTENTION_ROWS {
         use rayon::prelude::*;
         heads
             .par_iter()
