@@ -5,6 +5,7 @@
 
 use super::kernels::{self, Head};
 use super::linear::Out;
+use super::pool::Pool;
 use super::weights::Bert;
 
 /// The activations of one pass, kept between calls so that a pass allocates nothing once the
@@ -26,9 +27,9 @@ fn grow(v: &mut Vec<f32>, n: usize) -> &mut [f32] {
 }
 
 /// Embeds token sequences (each non-empty, at most `bert.max_positions` long) into unit vectors:
-/// BERT, the mean of each sequence's last hidden states, L2 normalisation. `par`: split the work
-/// over the current rayon pool (the caller runs this inside the embedder's pool).
-pub fn embed(bert: &Bert, seqs: &[Vec<u32>], par: bool, s: &mut Scratch) -> Vec<Vec<f32>> {
+/// BERT, the mean of each sequence's last hidden states, L2 normalisation; the work split over
+/// `pool`.
+pub fn embed(bert: &Bert, seqs: &[Vec<u32>], pool: &Pool, s: &mut Scratch) -> Vec<Vec<f32>> {
     let dim = bert.dim;
     let m: usize = seqs.iter().map(Vec::len).sum();
     let hidden = grow(&mut s.hidden, m * dim);
@@ -51,30 +52,30 @@ pub fn embed(bert: &Bert, seqs: &[Vec<u32>], par: bool, s: &mut Scratch) -> Vec<
     for layer in &bert.layers {
         let (hid, up) = (m * dim, m * layer.up.out);
         let qkv = grow(&mut s.qkv, 3 * hid);
-        layer.qkv.apply(par, &s.hidden[..hid], m, qkv, false);
-        attention(bert, seqs, &s.qkv[..3 * hid], grow(&mut s.ctx, hid), par);
+        layer.qkv.apply(pool, &s.hidden[..hid], m, qkv, false);
+        attention(bert, seqs, &s.qkv[..3 * hid], grow(&mut s.ctx, hid), pool);
         layer
             .attn_out
-            .apply(par, &s.ctx[..hid], m, grow(&mut s.tmp, hid), false);
+            .apply(pool, &s.ctx[..hid], m, grow(&mut s.tmp, hid), false);
         let n = &layer.attn_norm;
         kernels::add_layer_norm(&mut s.hidden[..hid], &s.tmp[..hid], &n.g, &n.b, bert.eps);
         layer
             .up
-            .apply(par, &s.hidden[..hid], m, grow(&mut s.up, up), true);
+            .apply(pool, &s.hidden[..hid], m, grow(&mut s.up, up), true);
         layer
             .down
-            .apply(par, &s.up[..up], m, grow(&mut s.tmp, hid), false);
+            .apply(pool, &s.up[..up], m, grow(&mut s.tmp, hid), false);
         let n = &layer.out_norm;
         kernels::add_layer_norm(&mut s.hidden[..hid], &s.tmp[..hid], &n.g, &n.b, bert.eps);
     }
-    pool(&s.hidden[..m * dim], dim, seqs)
+    mean_pool(&s.hidden[..m * dim], dim, seqs)
 }
 
 /// Token rows from which attention heads are split over the threads.
 const PAR_ATTENTION_ROWS: usize = 64;
 
 /// Multi-head self-attention of every sequence, from the fused projection `qkv` into `ctx`.
-fn attention(bert: &Bert, seqs: &[Vec<u32>], qkv: &[f32], ctx: &mut [f32], par: bool) {
+fn attention(bert: &Bert, seqs: &[Vec<u32>], qkv: &[f32], ctx: &mut [f32], pool: &Pool) {
     let dim = bert.dim;
     let width = dim / bert.heads;
     let m = ctx.len() / dim;
@@ -95,11 +96,10 @@ fn attention(bert: &Bert, seqs: &[Vec<u32>], qkv: &[f32], ctx: &mut [f32], par: 
         row0 += seq.len();
     }
     // Attention is a few per cent of a short utterance's pass: split it only for real batches.
-    if par && m >= PAR_ATTENTION_ROWS {
-        use rayon::prelude::*;
-        heads
-            .par_iter()
-            .for_each_init(Vec::new, |scores, h| kernels::attend(h, scores));
+    if m >= PAR_ATTENTION_ROWS {
+        pool.run(heads.len(), &|i| {
+            kernels::attend(&heads[i], &mut Vec::new())
+        });
     } else {
         let mut scores = Vec::new();
         heads.iter().for_each(|h| kernels::attend(h, &mut scores));
@@ -107,7 +107,7 @@ fn attention(bert: &Bert, seqs: &[Vec<u32>], qkv: &[f32], ctx: &mut [f32], par: 
 }
 
 /// The mean of each sequence's rows of `hidden`, scaled to unit length.
-fn pool(hidden: &[f32], dim: usize, seqs: &[Vec<u32>]) -> Vec<Vec<f32>> {
+fn mean_pool(hidden: &[f32], dim: usize, seqs: &[Vec<u32>]) -> Vec<Vec<f32>> {
     let mut out = Vec::with_capacity(seqs.len());
     let mut rows = hidden.chunks_exact(dim);
     for seq in seqs {

@@ -2,13 +2,14 @@
 //! products of token rows with weight rows in PyTorch's `out × in` layout, so no weight is ever
 //! repacked, and each weight row is read once per block of 64 tokens. Weights are `f32`, or
 //! `f16` (half the memory traffic, widened to `f32` in registers; accumulation is always `f32`).
-//! The columns are split over the current rayon pool.
+//! The columns are split over the embedder's [`Pool`].
 
 use std::ops::Range;
 
 use half::f16;
 
 use super::kernels::{fma, gelu_body, hsum, lanes, L, PORTABLE_FMA};
+use super::pool::Pool;
 
 /// Token rows one tile computes.
 const ROWS: usize = 4;
@@ -138,6 +139,9 @@ mod x86 {
 
     use super::{Elem, L};
 
+    /// How many strips of weight rows ahead the tile prefetches.
+    const PREFETCH_STRIPS: usize = 4;
+
     /// [`super::tile`] in intrinsics (LLVM spills the portable version's accumulators).
     ///
     /// # Safety
@@ -152,8 +156,18 @@ mod x86 {
         debug_assert!(x.len() >= R * k && w.len() >= C * k && k % L == 0);
         let (xp, wp) = (x.as_ptr(), w.as_ptr());
         let mut acc = [[_mm256_setzero_ps(); C]; R];
+        // Weight rows a few strips ahead, fetched while this one computes: a short utterance
+        // does little arithmetic per weight byte, so the weight stream must not wait on memory.
+        let ahead = PREFETCH_STRIPS * C * k;
+        let line = 64 / std::mem::size_of::<W>();
         let mut i = 0;
         while i < k {
+            if i % line == 0 {
+                for c in 0..C {
+                    let p = wp.wrapping_add(ahead + c * k + i);
+                    _mm_prefetch::<_MM_HINT_T0>(p as *const i8);
+                }
+            }
             let mut wv = [_mm256_setzero_ps(); C];
             for (c, v) in wv.iter_mut().enumerate() {
                 *v = W::load8(wp.add(c * k + i));
@@ -213,9 +227,13 @@ fn strip<const F: bool, const C: usize, W: Elem>(op: Op<W>, rows: Range<usize>, 
         }
         r += ROWS;
     }
-    while r < rows.end {
-        put(r, &tile::<F, 1, C, W>(op.x, r, op.w, c0, op.k)[0]);
-        r += 1;
+    // The last 1-3 rows in one tile, so the weights are widened once more, not once per row.
+    let rest = |t: &[[f32; C]]| t.iter().enumerate().for_each(|(i, v)| put(r + i, v));
+    match rows.end - r {
+        3 => rest(&tile::<F, 3, C, W>(op.x, r, op.w, c0, op.k)),
+        2 => rest(&tile::<F, 2, C, W>(op.x, r, op.w, c0, op.k)),
+        1 => rest(&tile::<F, 1, C, W>(op.x, r, op.w, c0, op.k)),
+        _ => {}
     }
 }
 
@@ -260,11 +278,10 @@ fn cols<W: Elem>(op: Op<W>, cols: Range<usize>) {
 }
 
 /// `y = x · wᵀ + b`, then GELU when `gelu`: `x` is `m × k`, `y` is `m × n`, row-major; `w` is
-/// `n × k` (PyTorch's layout); `k` a multiple of [`L`]. With `par`, column chunks run in parallel
-/// on the current rayon pool.
+/// `n × k` (PyTorch's layout); `k` a multiple of [`L`]. Column chunks run on the pool's threads.
 #[allow(clippy::too_many_arguments)]
 pub fn linear<W: Elem>(
-    par: bool,
+    pool: &Pool,
     x: &[f32],
     m: usize,
     k: usize,
@@ -283,12 +300,8 @@ pub fn linear<W: Elem>(
         y: Out::new(y, m, n),
         gelu,
     };
-    if !par || n <= CHUNK {
-        return cols(op, 0..n);
-    }
-    use rayon::prelude::*;
-    (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|i| {
-        cols(op, i * CHUNK..((i + 1) * CHUNK).min(n));
+    pool.run(n.div_ceil(CHUNK), &|i| {
+        cols(op, i * CHUNK..((i + 1) * CHUNK).min(n))
     });
 }
 
@@ -317,6 +330,7 @@ mod tests {
             seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
             (seed >> 8) as f32 / (1u32 << 24) as f32 - 0.5
         };
+        let pool = Pool::new(2).unwrap();
         for (m, k, n) in [
             (1, 8, 1),
             (5, 16, 7),
@@ -332,11 +346,11 @@ mod tests {
             let w16_wide: Vec<f32> = w16.iter().map(|v| v.to_f32()).collect();
             let want16 = naive(&x, m, k, &w16_wide, &b);
             let mut y = vec![f32::NAN; m * n];
-            linear(false, &x, m, k, &w, &b, &mut y, false);
+            linear(&pool, &x, m, k, &w, &b, &mut y, false);
             for (a, b) in y.iter().zip(&want) {
                 assert!((a - b).abs() < 1e-5, "f32 {m}×{k}×{n}: {a} vs {b}");
             }
-            linear(false, &x, m, k, &w16, &b, &mut y, false);
+            linear(&pool, &x, m, k, &w16, &b, &mut y, false);
             for (a, b) in y.iter().zip(&want16) {
                 assert!((a - b).abs() < 1e-5, "f16 {m}×{k}×{n}: {a} vs {b}");
             }

@@ -4,11 +4,12 @@
 //! The weights are read with candle; the forward pass is Glovebox's own ([`forward`], on the
 //! kernels of [`kernels`]): unpadded sequences, the Q/K/V projections fused, GELU fused into the
 //! up-projection, residual + layer norm fused, buffers reused between calls, and the linear
-//! layers and attention heads split over a small dedicated thread pool.
+//! layers split over a small fork-join pool in which the calling thread works too.
 
 mod forward;
 mod kernels;
 mod linear;
+mod pool;
 mod weights;
 
 use std::path::{Path, PathBuf};
@@ -49,8 +50,8 @@ pub enum EmbedError {
 pub struct Embedder {
     bert: Bert,
     tokenizer: Tokenizer,
-    /// The pass's threads; `None` runs it on the caller's thread alone.
-    pool: Option<rayon::ThreadPool>,
+    /// The pass's threads, the caller's included.
+    pool: pool::Pool,
     scratch: Mutex<Scratch>,
 }
 
@@ -138,16 +139,7 @@ impl Embedder {
             }))
             .map_err(|e| load_err(&tok, e.to_string()))?;
         let bert = Bert::load(&weights, &config, precision).map_err(|m| load_err(&weights, m))?;
-        let pool = match threads {
-            0 | 1 => None,
-            n => Some(
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(n)
-                    .thread_name(|i| format!("glovebox-embed-{i}"))
-                    .build()
-                    .map_err(|e| EmbedError::Threads(e.to_string()))?,
-            ),
-        };
+        let pool = pool::Pool::new(threads).map_err(|e| EmbedError::Threads(e.to_string()))?;
         Ok(Embedder {
             bert,
             tokenizer,
@@ -158,7 +150,7 @@ impl Embedder {
 
     /// Threads of one forward pass.
     pub fn threads(&self) -> usize {
-        self.pool.as_ref().map_or(1, |p| p.current_num_threads())
+        self.pool.threads()
     }
 
     /// Embeds texts into unit vectors of [`EMBED_DIM`], [`BATCH`] texts per pass (no padding:
@@ -194,10 +186,7 @@ impl Embedder {
         let mut fresh = Scratch::default();
         let mut guard = self.scratch.try_lock().ok();
         let scratch = guard.as_deref_mut().unwrap_or(&mut fresh);
-        Ok(match &self.pool {
-            Some(pool) => pool.install(|| forward::embed(&self.bert, &seqs, true, scratch)),
-            None => forward::embed(&self.bert, &seqs, false, scratch),
-        })
+        Ok(forward::embed(&self.bert, &seqs, &self.pool, scratch))
     }
 
     /// Embeds one text.

@@ -12,6 +12,7 @@ use half::f16;
 
 use super::kernels::L;
 use super::linear::linear;
+use super::pool::Pool;
 
 /// The fields of BERT's `config.json` the forward pass needs.
 #[derive(Debug, Clone, serde::Deserialize)]
@@ -60,11 +61,11 @@ pub struct Linear {
 
 impl Linear {
     /// `y = x · wᵀ + b` (then GELU when `gelu`) for the `m` rows of `x`.
-    pub fn apply(&self, par: bool, x: &[f32], m: usize, y: &mut [f32], gelu: bool) {
+    pub fn apply(&self, pool: &Pool, x: &[f32], m: usize, y: &mut [f32], gelu: bool) {
         let k = x.len() / m.max(1);
         match &self.w {
-            Weights::F32(w) => linear(par, x, m, k, w, &self.b, y, gelu),
-            Weights::F16(w) => linear(par, x, m, k, w, &self.b, y, gelu),
+            Weights::F32(w) => linear(pool, x, m, k, w, &self.b, y, gelu),
+            Weights::F16(w) => linear(pool, x, m, k, w, &self.b, y, gelu),
         }
     }
 
