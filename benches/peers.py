@@ -1,6 +1,7 @@
 """Glovebox's embedder side by side with PyTorch (sentence-transformers) and ONNX Runtime, on the
 same model (all-MiniLM-L6-v2 from models/minilm), the same texts and the same thread count, in
-one invocation, rounds interleaved so that the machine's load hits all three alike.
+one invocation, rounds interleaved (each engine runs a round's texts as one block) so that the
+machine's load hits all three alike.
 
 * single utterance: the 12 utterances of `glovebox bench` (src/eval/bench.rs UTTERANCES), one
   call each, no padding anywhere (a single text is its own length);
@@ -14,8 +15,8 @@ torch.onnx (BERT + mean pooling + normalisation in the graph), f32, ORT_ENABLE_A
 optimisation, intra-op threads = the thread count, sequential execution. Glovebox runs
 `examples/embed_peer` (its `Embedder`, the code recall runs).
 
-Prints a Markdown table and, with --json, the figures as JSON.
-Usage: benches/peers [--threads 2] [--rounds 10] [--json]
+Prints a Markdown table per thread count and, with --json, the figures as JSON lines.
+Usage: benches/peers [--threads 1,2] [--rounds 10] [--json]
 """
 import argparse
 import json
@@ -150,7 +151,7 @@ def timed(f, repeat):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--threads", default="1,2", help="thread counts, comma-separated")
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--models", default=str(ROOT / "models"))
     ap.add_argument("--json", action="store_true")
@@ -159,12 +160,18 @@ def main():
     onnx_path = ROOT / "benches/.venv/minilm-pooled.onnx"
     if not onnx_path.exists():
         export_onnx(folder, onnx_path)
+    for threads in [int(t) for t in args.threads.split(",")]:
+        run(args, threads, folder, onnx_path)
+
+
+def run(args, threads, folder, onnx_path):
+    """All three engines on `threads` threads, rounds interleaved; prints the table."""
     single = utterances()
     batch = json.loads((ROOT / "tests/fixtures/minilm_reference.json").read_text())["sentences"][:32]
     engines = [
-        Glovebox(args.threads, args.models),
-        PyTorch(args.threads, folder),
-        OnnxRuntime(args.threads, folder, onnx_path),
+        Glovebox(threads, args.models),
+        PyTorch(threads, folder),
+        OnnxRuntime(threads, folder, onnx_path),
     ]
     # Agreement with sentence-transformers (the PyTorch engine) on every text measured.
     texts = single + batch
@@ -176,12 +183,14 @@ def main():
         e.time(batch, 1)
     one = {e.name: [] for e in engines}
     many = {e.name: [] for e in engines}
+    # Rounds interleave the engines; within a round each runs its texts as one block, so that
+    # the thread pools of one (ONNX Runtime and OpenMP spin a while after a call) do not sit
+    # spinning through every call of another.
     for r in range(args.rounds):
-        order = engines[r % 3:] + engines[: r % 3]
-        for u in single:
-            for e in order:
+        for e in engines[r % 3:] + engines[: r % 3]:
+            e.time([single[0]])  # wakes its threads
+            for u in single:
                 one[e.name] += e.time([u])
-        for e in order:
             many[e.name] += e.time(batch)
     rows = []
     for e in engines:
@@ -193,7 +202,7 @@ def main():
         })
     g, pt, onnx = rows
     result = {
-        "threads": args.threads,
+        "threads": threads,
         "rounds": args.rounds,
         "single_samples": len(one[g["engine"]]),
         "torch": torch.__version__,
@@ -204,10 +213,12 @@ def main():
         "glovebox_per_pytorch_batch32": g["batch32_ms_p50"] / pt["batch32_ms_p50"],
         "glovebox_per_onnxruntime_batch32": g["batch32_ms_p50"] / onnx["batch32_ms_p50"],
     }
+    engines[0].p.stdin.close()
+    engines[0].p.wait()
     if args.json:
         print(json.dumps(result))
         return
-    print(f"{args.threads} threads, {args.rounds} rounds, torch {torch.__version__}, "
+    print(f"\n{threads} threads, {args.rounds} rounds, torch {torch.__version__}, "
           f"onnxruntime {ort.__version__}\n")
     print("| engine | one utterance p50 | batch of 32 p50 | min cosine to sentence-transformers |")
     print("| --- | --- | --- | --- |")

@@ -27,8 +27,7 @@ pub const EMBED_DIM: usize = 384;
 pub const BATCH: usize = 16;
 /// Longest input in tokens; longer texts are truncated.
 pub const MAX_TOKENS: usize = 256;
-/// Threads of one forward pass unless `GLOVEBOX_EMBED_THREADS` says otherwise: the machine's
-/// cores, at most this many (a 12-token utterance has too little work for more).
+/// Threads of one forward pass at most, unless `GLOVEBOX_EMBED_THREADS` says otherwise.
 pub const MAX_THREADS: usize = 4;
 
 /// Errors of the embedder.
@@ -55,18 +54,20 @@ pub struct Embedder {
     scratch: Mutex<Scratch>,
 }
 
-/// The thread count a pass uses: `GLOVEBOX_EMBED_THREADS` if set to a number ≥ 1, otherwise the
-/// available cores up to [`MAX_THREADS`].
+/// The thread count a pass uses: `GLOVEBOX_EMBED_THREADS` if set to a number >= 1, otherwise
+/// half the available cores, at least 1 and at most [`MAX_THREADS`]. A short utterance's pass
+/// waits mostly on the weights' memory stream, so a second thread gains little, while the
+/// LLM's threads (extraction can run beside a recall) and the rest of the system need the other
+/// cores: on the project's busy 2-core machine 1 thread measured faster than 2 for Glovebox,
+/// ONNX Runtime and PyTorch alike (benches/README.md).
 pub fn default_threads() -> usize {
     std::env::var("GLOVEBOX_EMBED_THREADS")
         .ok()
         .and_then(|v| v.trim().parse::<usize>().ok())
         .filter(|&n| n >= 1)
         .unwrap_or_else(|| {
-            std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1)
-                .min(MAX_THREADS)
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            (cores / 2).clamp(1, MAX_THREADS)
         })
 }
 
