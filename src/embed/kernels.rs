@@ -15,13 +15,16 @@ pub const L: usize = 8;
 /// slow library call on x86-64 without FMA).
 pub(super) const PORTABLE_FMA: bool = cfg!(target_arch = "aarch64");
 
-/// Whether this x86-64 CPU has AVX2, FMA and F16C (every x86-64 CPU since 2013-2015).
+/// Whether this x86-64 CPU has AVX2, FMA and F16C (every x86-64 CPU since 2013-2015), and
+/// `GLOVEBOX_EMBED_PORTABLE` is not set (it forces the portable kernels, the ones other CPUs
+/// run, so that they can be checked here).
 #[cfg(target_arch = "x86_64")]
 pub(super) fn avx2_fma() -> bool {
     use std::sync::OnceLock;
     static HAS: OnceLock<bool> = OnceLock::new();
     *HAS.get_or_init(|| {
-        is_x86_feature_detected!("avx2")
+        std::env::var_os("GLOVEBOX_EMBED_PORTABLE").is_none()
+            && is_x86_feature_detected!("avx2")
             && is_x86_feature_detected!("fma")
             && is_x86_feature_detected!("f16c")
     })
