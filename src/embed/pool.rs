@@ -38,6 +38,8 @@ struct Shared {
     next: AtomicUsize,
     /// Helpers inside the current job.
     active: AtomicUsize,
+    /// A helper's chunk panicked (its part of the output is missing).
+    panicked: AtomicBool,
     stop: AtomicBool,
 }
 
@@ -61,6 +63,7 @@ impl Pool {
             epoch: AtomicU64::new(0),
             next: AtomicUsize::new(0),
             active: AtomicUsize::new(0),
+            panicked: AtomicBool::new(false),
             stop: AtomicBool::new(false),
         });
         let mut helpers = Vec::new();
@@ -96,12 +99,30 @@ impl Pool {
             slot.chunks = chunks;
             slot.epoch += 1;
             s.next.store(0, Ordering::Relaxed);
+            s.panicked.store(false, Ordering::Relaxed);
             s.epoch.store(slot.epoch, Ordering::Release);
         }
         s.wake.notify_all();
+        // Withdraws the job and waits for the helpers in it on every exit, unwinding included:
+        // no helper may call the body after this call returns.
+        let finish = Finish(s);
         take_chunks(s, chunks, body);
-        s.slot.lock().expect("embed pool lock").body = None;
-        // Helpers that took the body are finishing their last chunk.
+        drop(finish);
+        if s.panicked.swap(false, Ordering::Relaxed) {
+            panic!("an embedder helper thread panicked during a forward pass");
+        }
+    }
+}
+
+struct Finish<'a>(&'a Shared);
+
+impl Drop for Finish<'_> {
+    fn drop(&mut self) {
+        let s = self.0;
+        match s.slot.lock() {
+            Ok(mut slot) => slot.body = None,
+            Err(poisoned) => poisoned.into_inner().body = None,
+        }
         let mut spins = 0u32;
         while s.active.load(Ordering::Acquire) > 0 {
             spins += 1;
@@ -124,12 +145,16 @@ fn take_chunks(s: &Shared, chunks: usize, body: &(dyn Fn(usize) + Sync)) {
     }
 }
 
-/// Leaves the job on drop, even when a chunk panicked, so the caller never waits forever.
-struct Active<'a>(&'a AtomicUsize);
+/// Leaves the job on drop, even when a chunk panicked (then flagged for the caller), so the
+/// caller never waits forever nor returns a partial result.
+struct Active<'a>(&'a Shared);
 
 impl Drop for Active<'_> {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Release);
+        if std::thread::panicking() {
+            self.0.panicked.store(true, Ordering::Relaxed);
+        }
+        self.0.active.fetch_sub(1, Ordering::Release);
     }
 }
 
@@ -149,7 +174,7 @@ fn helper(s: &Shared) {
             std::hint::spin_loop();
         }
         let (body, chunks) = {
-            let slot = s.slot.lock().expect("embed pool lock");
+            let Ok(slot) = s.slot.lock() else { return };
             if slot.shutdown {
                 return;
             }
@@ -164,7 +189,7 @@ fn helper(s: &Shared) {
                 None => continue,
             }
         };
-        let _active = Active(&s.active);
+        let _active = Active(s);
         // SAFETY: the body stays valid until `active` is back to zero (see `Pool::run`).
         take_chunks(s, chunks, unsafe { &*body });
     }
@@ -200,5 +225,26 @@ mod tests {
                 assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 50));
             }
         }
+    }
+
+    #[test]
+    fn a_panicking_chunk_reaches_the_caller_and_the_pool_goes_on() {
+        let pool = Pool::new(2).unwrap();
+        for _ in 0..20 {
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                pool.run(64, &|i| {
+                    if i % 7 == 3 {
+                        panic!("chunk {i}");
+                    }
+                    std::thread::sleep(Duration::from_micros(50));
+                })
+            }));
+            assert!(r.is_err());
+        }
+        let hits = AtomicUsize::new(0);
+        pool.run(64, &|_| {
+            hits.fetch_add(1, Ordering::Relaxed);
+        });
+        assert_eq!(hits.load(Ordering::Relaxed), 64);
     }
 }
