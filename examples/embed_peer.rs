@@ -21,7 +21,10 @@ fn main() -> anyhow::Result<()> {
     let mut models = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("models");
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
-        let mut value = || args.next().ok_or_else(|| anyhow::anyhow!("{a} needs a value"));
+        let mut value = || {
+            args.next()
+                .ok_or_else(|| anyhow::anyhow!("{a} needs a value"))
+        };
         match a.as_str() {
             "--threads" => threads = value()?.parse()?,
             "--precision" => {
@@ -40,9 +43,8 @@ fn main() -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     for line in std::io::stdin().lock().lines() {
         let req: Value = serde_json::from_str(&line?)?;
-        let texts = |k: &str| -> Vec<String> {
-            serde_json::from_value(req[k].clone()).unwrap_or_default()
-        };
+        let texts =
+            |k: &str| -> Vec<String> { serde_json::from_value(req[k].clone()).unwrap_or_default() };
         let answer = if req.get("time").is_some() {
             let texts = texts("time");
             let texts: Vec<&str> = texts.iter().map(String::as_str).collect();

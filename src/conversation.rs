@@ -95,7 +95,9 @@ pub enum ConversationError {
     TooLong(usize),
     #[error("conversation has {0} user sentences; at most {MAX_USER_SENTENCES} are accepted")]
     TooManySentences(usize),
-    #[error("conversation has {0} words in the user's turns; at most {MAX_USER_WORDS} are accepted")]
+    #[error(
+        "conversation has {0} words in the user's turns; at most {MAX_USER_WORDS} are accepted"
+    )]
     TooManyWords(usize),
     #[error("conversation: {0}")]
     Time(String),
@@ -313,9 +315,7 @@ mod tests {
     use super::*;
 
     fn user_turns(n: usize, text: &str) -> Vec<Turn> {
-        (0..n)
-            .map(|_| Turn::new(Role::User, text))
-            .collect()
+        (0..n).map(|_| Turn::new(Role::User, text)).collect()
     }
 
     #[test]
@@ -369,7 +369,12 @@ mod tests {
         let parts = c.parts(&UserId::new("ann").unwrap());
         let who: Vec<(&str, String)> = parts
             .iter()
-            .map(|p| (p.speaker.as_str(), p.conversation.user_sentences().join(" ")))
+            .map(|p| {
+                (
+                    p.speaker.as_str(),
+                    p.conversation.user_sentences().join(" "),
+                )
+            })
             .collect();
         assert_eq!(
             who,
@@ -381,7 +386,10 @@ mod tests {
         );
         let t = |s: &str| Some(crate::rfc3339::parse(s).unwrap());
         assert_eq!(parts[0].time_of("green panel"), t("2025-03-10T08:00:00Z"));
-        assert_eq!(parts[1].time_of("I prefer white."), t("2025-03-10T09:00:00Z"));
+        assert_eq!(
+            parts[1].time_of("I prefer white."),
+            t("2025-03-10T09:00:00Z")
+        );
         // A turn without its own time takes the conversation's.
         assert_eq!(parts[2].time_of("Thanks."), t("2025-03-10T08:00:00Z"));
         let e = |s: &str| Conversation::from_json(s).unwrap_err().to_string();

@@ -32,7 +32,8 @@ fn num(s: &str, what: &str) -> Result<i64, String> {
     if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
         return Err(format!("{what} {s:?} is not a number"));
     }
-    s.parse().map_err(|_| format!("{what} {s:?} is not a number"))
+    s.parse()
+        .map_err(|_| format!("{what} {s:?} is not a number"))
 }
 
 /// Parses `YYYY-MM-DDTHH:MM[:SS[.fff]](Z|±HH:MM)` (a space may stand for `T`; seconds may be
@@ -60,7 +61,10 @@ pub fn parse(text: &str) -> Result<Millis, String> {
         let Some((oh, om)) = off[1..].split_once(':') else {
             return bad("expected an offset ±HH:MM");
         };
-        (c, sign * (num(oh, "offset")? * 60 + num(om, "offset")?) * 60_000)
+        (
+            c,
+            sign * (num(oh, "offset")? * 60 + num(om, "offset")?) * 60_000,
+        )
     } else {
         return bad("expected Z or an offset ±HH:MM");
     };
@@ -70,18 +74,26 @@ pub fn parse(text: &str) -> Result<Millis, String> {
         [h, m, s] => (
             num(h, "hour")?,
             num(m, "minute")?,
-            s.parse::<f64>().map_err(|_| format!("second {s:?} is not a number"))?,
+            s.parse::<f64>()
+                .map_err(|_| format!("second {s:?} is not a number"))?,
         ),
         _ => return bad("expected HH:MM:SS"),
     };
-    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || !(0.0..61.0).contains(&sec) {
+    if !(1..=12).contains(&mo)
+        || !(1..=31).contains(&d)
+        || h > 23
+        || mi > 59
+        || !(0.0..61.0).contains(&sec)
+    {
         return bad("a field is out of range");
     }
     let ms = days_from_civil(y, mo, d) * 86_400_000
         + (h * 3600 + mi * 60) * 1000
         + (sec * 1000.0).round() as i64
         - offset_ms;
-    u64::try_from(ms).map(Millis).or_else(|_| bad("before 1970"))
+    u64::try_from(ms)
+        .map(Millis)
+        .or_else(|_| bad("before 1970"))
 }
 
 /// Formats as `YYYY-MM-DDTHH:MM:SSZ` (UTC).
@@ -89,7 +101,12 @@ pub fn format(t: Millis) -> String {
     let secs = (t.0 / 1000) as i64;
     let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
     let s = secs.rem_euclid(86_400);
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", s / 3600, s / 60 % 60, s % 60)
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        s / 3600,
+        s / 60 % 60,
+        s % 60
+    )
 }
 
 #[cfg(test)]
@@ -103,13 +120,18 @@ mod tests {
         assert_eq!(format(t), "2025-03-10T08:00:00Z");
         assert_eq!(parse("2025-03-10T09:00+01:00").unwrap(), t);
         assert_eq!(parse("2025-03-10 08:00Z").unwrap(), t);
-        assert_eq!(format(parse("2024-02-29T23:59:59Z").unwrap()), "2024-02-29T23:59:59Z");
+        assert_eq!(
+            format(parse("2024-02-29T23:59:59Z").unwrap()),
+            "2024-02-29T23:59:59Z"
+        );
     }
 
     #[test]
     fn bad_times_say_what_is_wrong() {
         assert!(parse("yesterday").unwrap_err().contains("RFC 3339"));
-        assert!(parse("2025-13-10T08:00:00Z").unwrap_err().contains("out of range"));
+        assert!(parse("2025-13-10T08:00:00Z")
+            .unwrap_err()
+            .contains("out of range"));
         assert!(parse("2025-03-10T08:00:00").unwrap_err().contains("offset"));
     }
 }

@@ -105,11 +105,17 @@ pub fn user_ids(names: &[String]) -> BTreeMap<String, UserId> {
         .map(|n| {
             let clash = names.iter().filter(|m| first(m) == first(n)).count() > 1;
             let id = if clash {
-                n.to_lowercase().split_whitespace().collect::<Vec<_>>().join("_")
+                n.to_lowercase()
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join("_")
             } else {
                 first(n)
             };
-            (n.clone(), UserId::new(id).expect("a name is a valid user id"))
+            (
+                n.clone(),
+                UserId::new(id).expect("a name is a valid user id"),
+            )
         })
         .collect()
 }
@@ -138,7 +144,8 @@ pub fn load_history(path: &Path) -> Result<History, EvalError> {
     let mut hour = String::new();
     for l in &lines {
         if (l.hour != hour || turns.len() == MAX_TURNS) && !turns.is_empty() {
-            conversations.push(Conversation::new(std::mem::take(&mut turns)).map_err(MemoryError::from)?);
+            conversations
+                .push(Conversation::new(std::mem::take(&mut turns)).map_err(MemoryError::from)?);
         }
         hour = l.hour.clone();
         let mut t = Turn::new(Role::User, l.text.clone());
@@ -209,22 +216,65 @@ pub fn load_questions(path: &Path) -> Result<Vec<Question>, EvalError> {
 
 /// Verbs by which a query has someone speak.
 const SPEECH: &[&str] = &[
-    "told", "said", "asked", "says", "tells", "asks", "complained", "replied", "mentioned",
-    "sighed", "added", "exclaimed", "muttered", "remarked", "called", "shouted", "whispered",
-    "joked", "noted", "grumbled", "announced", "instructed", "commanded", "requested",
+    "told",
+    "said",
+    "asked",
+    "says",
+    "tells",
+    "asks",
+    "complained",
+    "replied",
+    "mentioned",
+    "sighed",
+    "added",
+    "exclaimed",
+    "muttered",
+    "remarked",
+    "called",
+    "shouted",
+    "whispered",
+    "joked",
+    "noted",
+    "grumbled",
+    "announced",
+    "instructed",
+    "commanded",
+    "requested",
 ];
 /// What follows a name that puts that person at the wheel.
 const DRIVER: &[&str] = &[
-    "got into the driver", "got in the driver", "was in the driver", "was sitting in the driver",
-    "sat in the driver", "is in the driver", "was driving", "is driving", "drove", "drives",
-    "borrowed the car", "took the wheel", "was behind the wheel", "got behind the wheel",
-    "started the car", "was alone", "drove alone", "got in the car", "got into the car",
+    "got into the driver",
+    "got in the driver",
+    "was in the driver",
+    "was sitting in the driver",
+    "sat in the driver",
+    "is in the driver",
+    "was driving",
+    "is driving",
+    "drove",
+    "drives",
+    "borrowed the car",
+    "took the wheel",
+    "was behind the wheel",
+    "got behind the wheel",
+    "started the car",
+    "was alone",
+    "drove alone",
+    "got in the car",
+    "got into the car",
 ];
 /// What follows a name that seats that person beside the driver.
 const PASSENGER: &[&str] = &[
-    "as a passenger", "as passenger", "got in the passenger", "got into the passenger",
-    "was in the passenger", "was sitting in the passenger", "sat in the passenger",
-    "in the passenger seat", "was a passenger", "was riding",
+    "as a passenger",
+    "as passenger",
+    "got in the passenger",
+    "got into the passenger",
+    "was in the passenger",
+    "was sitting in the passenger",
+    "sat in the passenger",
+    "in the passenger seat",
+    "was a passenger",
+    "was riding",
 ];
 
 /// Where each household member's first mention in the query is followed by one of `cues`.
@@ -232,15 +282,30 @@ fn named_with(query: &str, people: &BTreeMap<String, UserId>, cues: &[&str]) -> 
     let lower = query.to_lowercase();
     let mut best: Option<(usize, UserId)> = None;
     for (name, id) in people {
-        let first = name.split_whitespace().next().unwrap_or(name).to_lowercase();
+        let first = name
+            .split_whitespace()
+            .next()
+            .unwrap_or(name)
+            .to_lowercase();
         for (pos, _) in lower.match_indices(&first) {
             let after = lower[pos + first.len()..].trim_start();
             let after = after
                 .strip_prefix(&name.to_lowercase()[first.len()..].trim().to_string())
                 .unwrap_or(after)
                 .trim_start();
-            let window: String = after.split_whitespace().take(6).collect::<Vec<_>>().join(" ");
-            if cues.iter().any(|c| window.starts_with(c) || (c.split(' ').count() == 1 && window.split(' ').take(3).any(|w| w.trim_matches(|ch: char| !ch.is_alphanumeric()) == *c))) {
+            let window: String = after
+                .split_whitespace()
+                .take(6)
+                .collect::<Vec<_>>()
+                .join(" ");
+            if cues.iter().any(|c| {
+                window.starts_with(c)
+                    || (c.split(' ').count() == 1
+                        && window
+                            .split(' ')
+                            .take(3)
+                            .any(|w| w.trim_matches(|ch: char| !ch.is_alphanumeric()) == *c))
+            }) {
                 if best.as_ref().is_none_or(|(p, _)| pos < *p) {
                     best = Some((pos, id.clone()));
                 }
@@ -254,7 +319,11 @@ fn named_with(query: &str, people: &BTreeMap<String, UserId>, cues: &[&str]) -> 
 fn driving_with(query: &str, people: &BTreeMap<String, UserId>) -> Option<UserId> {
     let lower = query.to_lowercase();
     people.iter().find_map(|(name, id)| {
-        let first = name.split_whitespace().next().unwrap_or(name).to_lowercase();
+        let first = name
+            .split_whitespace()
+            .next()
+            .unwrap_or(name)
+            .to_lowercase();
         lower
             .contains(&format!("with {first} driving"))
             .then(|| id.clone())
@@ -276,7 +345,11 @@ pub fn cabin(query: &str, people: &BTreeMap<String, UserId>) -> Cabin {
     let first_named = people
         .iter()
         .filter_map(|(name, id)| {
-            let first = name.split_whitespace().next().unwrap_or(name).to_lowercase();
+            let first = name
+                .split_whitespace()
+                .next()
+                .unwrap_or(name)
+                .to_lowercase();
             lower.find(&first).map(|p| (p, id.clone()))
         })
         .min_by_key(|(p, _)| *p)
@@ -319,10 +392,20 @@ mod tests {
     #[test]
     fn lines_and_calls_parse() {
         let l = parse_line("[2025-03-10 08:00] Gary Allen: I love this green panel.").unwrap();
-        assert_eq!((l.name.as_str(), l.hour.as_str()), ("Gary Allen", "2025-03-10 08"));
-        let c = parse_call(r#"carcontrol_seat_set_headrest_height(seat="driver", value=44)"#).unwrap();
+        assert_eq!(
+            (l.name.as_str(), l.hour.as_str()),
+            ("Gary Allen", "2025-03-10 08")
+        );
+        let c =
+            parse_call(r#"carcontrol_seat_set_headrest_height(seat="driver", value=44)"#).unwrap();
         assert_eq!(c.function, "carcontrol_seat_set_headrest_height");
-        assert_eq!(c.args, [("seat".into(), "driver".into()), ("value".into(), "44".into())]);
+        assert_eq!(
+            c.args,
+            [
+                ("seat".into(), "driver".into()),
+                ("value".into(), "44".into())
+            ]
+        );
         let c = parse_call(r#"f(destination="A, B", enabled=true)"#).unwrap();
         assert_eq!(c.args[0].1, "A, B");
     }
@@ -342,7 +425,10 @@ mod tests {
         let any = parse_call(r#"f(value=1)"#).unwrap();
         assert_eq!(c.acting(&seat).unwrap().as_str(), "gary");
         assert_eq!(c.acting(&any).unwrap().as_str(), "patricia");
-        let c = cabin("At 4:00 PM, Patricia got in the passenger seat with Gary driving.", &people);
+        let c = cabin(
+            "At 4:00 PM, Patricia got in the passenger seat with Gary driving.",
+            &people,
+        );
         assert_eq!(c.driver.as_ref().map(UserId::as_str), Some("gary"));
         assert_eq!(c.passenger.as_ref().map(UserId::as_str), Some("patricia"));
     }

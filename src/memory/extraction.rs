@@ -5,8 +5,8 @@
 
 use std::time::Instant;
 
-use super::extract::{self, Candidate, Extracted};
 use super::counters::Counters;
+use super::extract::{self, Candidate, Extracted};
 use super::{confidence, lock, typed, values, MemoryError, Models};
 use crate::conversation::Conversation;
 use crate::llm::Request;
@@ -64,7 +64,10 @@ impl Models {
         Counters::add(&self.counters.sentences, sentences.len() as u64);
         let gate: Vec<f32> = vecs.iter().map(|v| self.gate.probability(v)).collect();
         let passes: Vec<bool> = gate.iter().map(|&p| self.gate.passes(p)).collect();
-        Counters::add(&self.counters.gated, passes.iter().filter(|&&p| p).count() as u64);
+        Counters::add(
+            &self.counters.gated,
+            passes.iter().filter(|&&p| p).count() as u64,
+        );
         let scores = extract::sentence_scores(&self.schema, &protos, &vecs, exclude);
         let x = &self.cfg.extraction;
         let offered = extract::offers(

@@ -164,7 +164,11 @@ impl Models {
     pub fn embed_ahead(&self, sentences: &[String]) -> Result<(), MemoryError> {
         let mut todo: Vec<String> = {
             let ahead = super::lock(&self.ahead);
-            sentences.iter().filter(|s| !ahead.contains_key(*s)).cloned().collect()
+            sentences
+                .iter()
+                .filter(|s| !ahead.contains_key(*s))
+                .cloned()
+                .collect()
         };
         todo.sort_by(|a, b| (a.len(), a).cmp(&(b.len(), b)));
         todo.dedup();
@@ -174,7 +178,10 @@ impl Models {
     }
 
     /// Vectors of extraction's sentences: those embedded ahead (taken out), the rest now.
-    pub(super) fn embed_sentences(&self, sentences: &[String]) -> Result<Vec<Vec<f32>>, MemoryError> {
+    pub(super) fn embed_sentences(
+        &self,
+        sentences: &[String],
+    ) -> Result<Vec<Vec<f32>>, MemoryError> {
         let mut out: Vec<Option<Vec<f32>>> = {
             let mut ahead = super::lock(&self.ahead);
             sentences.iter().map(|s| ahead.remove(s)).collect()

@@ -154,11 +154,7 @@ impl Memory {
         let step = lifecycle::maintenance(cx, op, &stored, incoming, confirm_below, new_id);
         let guard = Change::UnlessOptedOut(user.clone(), self.schema.opt_out_keys(incoming.detail));
         let changes = std::iter::once(guard).chain(step.changes).collect();
-        self.commit(
-            changes,
-            std::slice::from_ref(&step.written),
-            &step.removed,
-        )?;
+        self.commit(changes, std::slice::from_ref(&step.written), &step.removed)?;
         Ok(Some(Outcome {
             user: user.clone(),
             extracted: incoming.clone(),

@@ -104,7 +104,10 @@ mod tests {
     fn integers_in_range_are_read_from_digits_words_and_extremes() {
         let s = vehicle();
         let d = s.detail(s.detail_by_key("seat_headrest_height").unwrap());
-        assert_eq!(named(d, "I need the headrest all the way up at 44."), ["44"]);
+        assert_eq!(
+            named(d, "I need the headrest all the way up at 44."),
+            ["44"]
+        );
         assert_eq!(named(d, "Let me just lower the headrest to three."), ["3"]);
         let t = s.detail(s.detail_by_key("air_conditioner_temperature").unwrap());
         assert_eq!(named(t, "Set it to 22, not 5 or 140."), ["22"]);

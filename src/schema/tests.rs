@@ -67,7 +67,10 @@ fn the_vehicle_schema_loads_typed_with_its_calls() {
     assert_eq!((h.kind, h.range), (ValueKind::Integer, Some((0, 100))));
     let call = h.call.as_ref().unwrap();
     assert_eq!(call.function, "carcontrol_seat_set_headrest_height");
-    assert_eq!((call.argument.as_str(), call.selectors.clone()), ("value", vec!["seat".to_string()]));
+    assert_eq!(
+        (call.argument.as_str(), call.selectors.clone()),
+        ("value", vec!["seat".to_string()])
+    );
     assert_eq!(
         s.detail_by_call("carcontrol_seat_set_headrest_height", "value"),
         Some(h.id)
@@ -76,7 +79,13 @@ fn the_vehicle_schema_loads_typed_with_its_calls() {
     assert_eq!(v.kind, ValueKind::Choice);
     assert_eq!(v.attributes, ["simple", "detailed", "mute"]);
     let f = s.detail(s.detail_by_key("hud_power").unwrap());
-    assert_eq!((f.kind, f.attributes.clone()), (ValueKind::Flag, vec![FLAG_ON.to_string(), FLAG_OFF.to_string()]));
+    assert_eq!(
+        (f.kind, f.attributes.clone()),
+        (
+            ValueKind::Flag,
+            vec![FLAG_ON.to_string(), FLAG_OFF.to_string()]
+        )
+    );
     assert!(s.detail_by_key("preferred_temperature").is_none());
 }
 
@@ -107,13 +116,11 @@ fn invalid_schemas_are_rejected_with_the_reason() {
     let e = Schema::from_toml(&dup).unwrap_err().to_string();
     assert!(e.contains("duplicate key \"a\""), "{e}");
 
-    let empty =
-        one_detail("[[main.sub.detail]]\nname = \" \"\nkey = \"a\"\nvalues = \"single\"\n");
+    let empty = one_detail("[[main.sub.detail]]\nname = \" \"\nkey = \"a\"\nvalues = \"single\"\n");
     let e = Schema::from_toml(&empty).unwrap_err().to_string();
     assert!(e.contains("empty name"), "{e}");
 
-    let kind =
-        one_detail("[[main.sub.detail]]\nname = \"A\"\nkey = \"a\"\nvalues = \"some\"\n");
+    let kind = one_detail("[[main.sub.detail]]\nname = \"A\"\nkey = \"a\"\nvalues = \"some\"\n");
     let e = Schema::from_toml(&kind).unwrap_err().to_string();
     assert!(e.contains("some"), "{e}");
 

@@ -112,7 +112,11 @@ impl Model {
 }
 
 fn prefs(list: &Value) -> Vec<&Value> {
-    list["ok"]["preferences"].as_array().unwrap().iter().collect()
+    list["ok"]["preferences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .collect()
 }
 
 /// One step of the storm for `user`; returns false once the server is gone (the model then
@@ -129,10 +133,16 @@ fn step(c: &mut Conn, user: &str, m: &mut Model, rng: &mut Rng, tag: &str) -> bo
         )
         .unwrap();
         let touched = vec![TEMPERATURE.to_string()];
-        (json!({"op": "remember", "user": user, "conversation": conv}), touched)
+        (
+            json!({"op": "remember", "user": user, "conversation": conv}),
+            touched,
+        )
     } else if pick < 35 {
         let cat = CATEGORIES[rng.below(2) as usize];
-        (json!({"op": "forget", "user": user, "category": cat}), vec![cat.to_string()])
+        (
+            json!({"op": "forget", "user": user, "category": cat}),
+            vec![cat.to_string()],
+        )
     } else if pick < 60 {
         // Forget, confirm or reject one stored preference, read from `list`.
         let Some(list) = c.call(json!({"op": "list", "user": user})) else {
@@ -144,18 +154,27 @@ fn step(c: &mut Conn, user: &str, m: &mut Model, rng: &mut Rng, tag: &str) -> bo
         }
         let p = all[rng.below(all.len() as u64) as usize];
         let id = p["id"].clone();
-        let (attr, cat) = (p["attribute"].as_str().unwrap(), p["category_key"].as_str().unwrap());
+        let (attr, cat) = (
+            p["attribute"].as_str().unwrap(),
+            p["category_key"].as_str().unwrap(),
+        );
         pinned = Some((cat.to_string(), attr.to_string()));
         let op = if p["status"] == "pending" {
             ["confirm", "reject"][rng.below(2) as usize]
         } else {
             "forget"
         };
-        (json!({"op": op, "user": user, "preference_id": id}), vec![cat.to_string()])
+        (
+            json!({"op": op, "user": user, "preference_id": id}),
+            vec![cat.to_string()],
+        )
     } else if pick < 75 {
         let op = if m.opted_out { "optin" } else { "optout" };
         m.opt_uncertain = true;
-        (json!({"op": op, "user": user, "category": OPT}), vec![OPT.to_string()])
+        (
+            json!({"op": op, "user": user, "category": OPT}),
+            vec![OPT.to_string()],
+        )
     } else {
         let r = json!({"op": "recall", "user": user, "text": format!("{tag} food")});
         (r, Vec::new())
@@ -168,7 +187,10 @@ fn step(c: &mut Conn, user: &str, m: &mut Model, rng: &mut Rng, tag: &str) -> bo
     m.uncertain.clear();
     m.opt_uncertain = false;
     m.log.push(format!("{request} → {answer}"));
-    assert!(answer["error"].is_null() || answer["error"]["code"] == "not_found", "{request} → {answer}");
+    assert!(
+        answer["error"].is_null() || answer["error"]["code"] == "not_found",
+        "{request} → {answer}"
+    );
     let ok = &answer["ok"];
     match op.as_str() {
         "remember" => {
@@ -179,7 +201,10 @@ fn step(c: &mut Conn, user: &str, m: &mut Model, rng: &mut Rng, tag: &str) -> bo
                     m.delete_where(|x| *x == r);
                 }
                 let p = &o["preference"];
-                m.store(p["category_key"].as_str().unwrap(), p["attribute"].as_str().unwrap());
+                m.store(
+                    p["category_key"].as_str().unwrap(),
+                    p["attribute"].as_str().unwrap(),
+                );
             }
         }
         "forget" | "reject" if !ok.is_null() => {
@@ -224,9 +249,16 @@ fn seed(data: &Path, user: &str, m: &mut Model, tag: &str) {
         .arg(&file)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     for p in preferences {
-        m.store(p["category_key"].as_str().unwrap(), p["attribute"].as_str().unwrap());
+        m.store(
+            p["category_key"].as_str().unwrap(),
+            p["attribute"].as_str().unwrap(),
+        );
     }
 }
 
@@ -251,13 +283,17 @@ fn check(socket: &Path, models: &BTreeMap<String, Model>, at: &str) -> BTreeMap<
             })
             .collect();
         stored_total += stored.len();
-        let ops: Vec<String> = c
-            .call(json!({"op": "history", "user": user}))
-            .unwrap()["ok"]["history"]
+        let ops: Vec<String> = c.call(json!({"op": "history", "user": user})).unwrap()["ok"]
+            ["history"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|h| format!("{}:{}:{}", h["operation"], h["category"], h["after"]["attribute"]))
+            .map(|h| {
+                format!(
+                    "{}:{}:{}",
+                    h["operation"], h["category"], h["after"]["attribute"]
+                )
+            })
             .collect();
         for (cat, attr) in &m.live {
             if !m.uncertain.contains(cat) {
@@ -269,24 +305,42 @@ fn check(socket: &Path, models: &BTreeMap<String, Model>, at: &str) -> BTreeMap<
                 );
             }
         }
-        let history = c.call(json!({"op": "history", "user": user})).unwrap().to_string();
-        let export = c.call(json!({"op": "export", "user": user})).unwrap().to_string();
+        let history = c
+            .call(json!({"op": "history", "user": user}))
+            .unwrap()
+            .to_string();
+        let export = c
+            .call(json!({"op": "export", "user": user}))
+            .unwrap()
+            .to_string();
         for (_, attr) in m.gone.iter().filter(|(c, _)| !m.uncertain.contains(c)) {
             assert!(
                 !stored.iter().any(|(_, a)| a == attr),
                 "{at}: deleted {attr} of {user} is stored"
             );
-            assert!(!history.contains(attr.as_str()), "{at}: deleted {attr} in history");
-            assert!(!export.contains(attr.as_str()), "{at}: deleted {attr} in export");
+            assert!(
+                !history.contains(attr.as_str()),
+                "{at}: deleted {attr} in history"
+            );
+            assert!(
+                !export.contains(attr.as_str()),
+                "{at}: deleted {attr} in export"
+            );
             let r = c
                 .call(json!({"op": "recall", "user": user, "text": attr, "k": 10}))
                 .unwrap();
-            assert!(!r.to_string().contains(attr.as_str()), "{at}: deleted {attr} recalled");
+            assert!(
+                !r.to_string().contains(attr.as_str()),
+                "{at}: deleted {attr} recalled"
+            );
         }
         let opted = list["ok"]["optouts"].to_string().contains(OPT);
         if m.opted_out && !m.opt_uncertain {
             assert!(opted, "{at}: acknowledged opt-out of {user} is lost");
-            assert!(!stored.iter().any(|(c, _)| c == OPT), "{at}: {OPT} of {user} holds values");
+            assert!(
+                !stored.iter().any(|(c, _)| c == OPT),
+                "{at}: {OPT} of {user} holds values"
+            );
         }
         found.insert(user.clone(), (stored, opted));
     }
@@ -333,8 +387,10 @@ fn storms_killed_at_random_lose_nothing_acknowledged() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
     let users = ["ann", "bob", "cem"];
-    let mut models: BTreeMap<String, Model> =
-        users.iter().map(|u| (u.to_string(), Model::default())).collect();
+    let mut models: BTreeMap<String, Model> = users
+        .iter()
+        .map(|u| (u.to_string(), Model::default()))
+        .collect();
     let mut rng = Rng::new(seed);
     for round in 0..rounds {
         let at = format!("seed {seed} round {round}");
@@ -352,7 +408,9 @@ fn storms_killed_at_random_lose_nothing_acknowledged() {
                 let mut r = Rng::new(rng.next());
                 std::thread::spawn(move || {
                     if let Some(mut c) = Conn::open(&socket) {
-                        while !stop.load(Ordering::Relaxed) && step(&mut c, &u, &mut m, &mut r, &tag) {}
+                        while !stop.load(Ordering::Relaxed)
+                            && step(&mut c, &u, &mut m, &mut r, &tag)
+                        {}
                     }
                     (u, m)
                 })

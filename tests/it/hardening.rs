@@ -48,7 +48,10 @@ fn forget_scrubs_superseded_values_from_history_and_disk() {
         .unwrap();
     assert!(matches!(up.op, Maintenance::Update(_)), "{:?}", up.op);
     let before = format!("{:?}", m.history(&ann).unwrap());
-    assert!(before.contains(OLD), "history holds the first value before the forget");
+    assert!(
+        before.contains(OLD),
+        "history holds the first value before the forget"
+    );
 
     let cat = m.schema().resolve("preferred_temperature").unwrap();
     m.forget(&ann, ForgetWhat::Category(cat)).unwrap();
@@ -62,7 +65,11 @@ fn forget_scrubs_superseded_values_from_history_and_disk() {
     m.compact().unwrap();
     for (path, bytes) in files(dir.path()) {
         for gone in [OLD, NEW, "22 degree Celcius", "19 degree Celcius"] {
-            assert!(!holds(&bytes, gone), "{} still holds {gone:?}", path.display());
+            assert!(
+                !holds(&bytes, gone),
+                "{} still holds {gone:?}",
+                path.display()
+            );
         }
     }
 }
@@ -162,11 +169,17 @@ fn the_index_is_rebuilt_when_the_embedder_changes() {
     };
     {
         let m = open(dir.path());
-        m.maintain(&user("ann"), &temperature(&m, "22 degree Celcius", OLD, 1.0))
-            .unwrap();
+        m.maintain(
+            &user("ann"),
+            &temperature(&m, "22 degree Celcius", OLD, 1.0),
+        )
+        .unwrap();
     }
     let same = with(embedder_copy(&models.path().join("same"), false));
-    assert!(!same.index_was_rebuilt(), "identical weights elsewhere reuse the index");
+    assert!(
+        !same.index_was_rebuilt(),
+        "identical weights elsewhere reuse the index"
+    );
     drop(same);
     let other = with(embedder_copy(&models.path().join("other"), true));
     assert!(other.index_was_rebuilt(), "other weights rebuild the index");
@@ -200,7 +213,10 @@ fn one_oversized_line_gets_one_answer() {
     let first = c.recv();
     assert_eq!(code(&first), "line_too_long", "{first}");
     let second = c.recv();
-    assert_eq!(second["id"], 9, "one answer for the long line, then the status: {second}");
+    assert_eq!(
+        second["id"], 9,
+        "one answer for the long line, then the status: {second}"
+    );
     assert!(second["ok"].is_object(), "{second}");
 }
 
@@ -223,7 +239,10 @@ fn requests_in_flight_per_connection_are_capped() {
     assert_eq!(busy[0]["id"], 3, "{answers:?}");
     let msg = busy[0]["error"]["message"].as_str().unwrap();
     assert!(msg.contains("server.max_in_flight"), "{msg}");
-    assert!(answers.iter().filter(|a| a["ok"].is_object()).count() == 2, "{answers:?}");
+    assert!(
+        answers.iter().filter(|a| a["ok"].is_object()).count() == 2,
+        "{answers:?}"
+    );
 }
 
 /// Issue 15.3: recall never waits behind an extraction's embedding. A remember of 400
@@ -253,11 +272,16 @@ fn recalls_are_answered_while_a_huge_remember_embeds() {
     let mut fast = Client::connect(&s.socket);
     let mut answered = 0;
     while !slow.answer_waiting() && answered < 100_000 {
-        let r = fast.call(json!({"id": answered, "op": "recall", "user": "ann", "text": "it's cold in here"}));
+        let r = fast.call(
+            json!({"id": answered, "op": "recall", "user": "ann", "text": "it's cold in here"}),
+        );
         assert!(r["ok"]["recalled"].is_array(), "{r}");
         answered += 1;
     }
-    assert!(answered >= 5, "only {answered} recalls answered during the remember");
+    assert!(
+        answered >= 5,
+        "only {answered} recalls answered during the remember"
+    );
     let done = slow.recv();
     assert_eq!(done["id"], 2, "{done}");
     assert!(done["ok"].is_object(), "{done}");
@@ -276,5 +300,8 @@ fn a_conversation_over_the_limits_is_refused_by_name() {
     let r = c.call(remember_line(1, Value::Array(turns)));
     assert_eq!(code(&r), "bad_conversation", "{r}");
     let msg = r["error"]["message"].as_str().unwrap();
-    assert!(msg.contains("60000 user sentences") && msg.contains("at most 1000"), "{msg}");
+    assert!(
+        msg.contains("60000 user sentences") && msg.contains("at most 1000"),
+        "{msg}"
+    );
 }

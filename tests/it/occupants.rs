@@ -99,9 +99,17 @@ fn the_vehicle_schema_round_trips_remember_recall_and_export() {
     .unwrap();
     let json = reply.to_json();
     assert_eq!(json["remembered"][0]["user"], "ann", "{json}");
-    assert_eq!(json["remembered"][0]["preference"]["category_key"], "seat_headrest_height", "{json}");
-    let hits = m.recall(&ann, "I need to adjust the headrest height.", 3).unwrap();
-    assert_eq!(hits.first().map(|r| r.preference.attribute.as_str()), Some("44"));
+    assert_eq!(
+        json["remembered"][0]["preference"]["category_key"], "seat_headrest_height",
+        "{json}"
+    );
+    let hits = m
+        .recall(&ann, "I need to adjust the headrest height.", 3)
+        .unwrap();
+    assert_eq!(
+        hits.first().map(|r| r.preference.attribute.as_str()),
+        Some("44")
+    );
     let Reply::Exported(doc) = ops::execute(&m, Request::Export { user: ann.clone() }).unwrap()
     else {
         panic!("export answered something else")
@@ -110,7 +118,14 @@ fn the_vehicle_schema_round_trips_remember_recall_and_export() {
     // The export imports back into a fresh vehicle memory.
     let dir2 = tempfile::tempdir().unwrap();
     let m2 = vehicle_memory(dir2.path());
-    let imported = ops::execute(&m2, Request::Import { user: user("bob"), document: doc }).unwrap();
+    let imported = ops::execute(
+        &m2,
+        Request::Import {
+            user: user("bob"),
+            document: doc,
+        },
+    )
+    .unwrap();
     assert_eq!(imported.to_json()["imported"], 1);
     assert_eq!(headrest(&m2, "bob"), ["44"]);
 }

@@ -52,10 +52,7 @@ pub fn turns() -> impl Strategy<Value = Vec<Turn>> {
             .iter()
             .any(|t| t.role == Role::User && !t.text.trim().is_empty());
         if !has_user {
-            turns.insert(
-                at,
-                Turn::new(Role::User, format!("I like jazz. {said}")),
-            );
+            turns.insert(at, Turn::new(Role::User, format!("I like jazz. {said}")));
         }
         turns
     })

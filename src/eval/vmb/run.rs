@@ -24,7 +24,12 @@ use crate::pref::{Preference, UserId};
 use crate::schema::{DetailId, Schema, FLAG_OFF, FLAG_ON};
 
 /// The numbered files of a folder: `history_N.txt` / `qa_N.json`, N = 1..=files.
-fn numbered(dir: &Path, stem: &str, ext: &str, files: Option<usize>) -> Vec<(usize, std::path::PathBuf)> {
+fn numbered(
+    dir: &Path,
+    stem: &str,
+    ext: &str,
+    files: Option<usize>,
+) -> Vec<(usize, std::path::PathBuf)> {
     let mut out: Vec<(usize, std::path::PathBuf)> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()
@@ -63,12 +68,22 @@ pub fn matches(expected: &str, got: &str) -> bool {
 fn slots(schema: &Schema, call: &Call) -> Vec<(String, String, Option<DetailId>)> {
     let Some(selectors) = call_selectors(schema, call) else {
         // No detail for any argument: every argument is a value the schema cannot hold.
-        return call.args.iter().map(|(k, v)| (k.clone(), v.clone(), None)).collect();
+        return call
+            .args
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone(), None))
+            .collect();
     };
     call.args
         .iter()
         .filter(|(k, _)| !selectors.contains(k))
-        .map(|(k, v)| (k.clone(), v.clone(), schema.detail_by_call(&call.function, k)))
+        .map(|(k, v)| {
+            (
+                k.clone(),
+                v.clone(),
+                schema.detail_by_call(&call.function, k),
+            )
+        })
         .collect()
 }
 
@@ -82,7 +97,10 @@ fn call_selectors(schema: &Schema, call: &Call) -> Option<Vec<String>> {
 }
 
 /// The latest active value of `detail` among `prefs`.
-fn latest<'a>(prefs: impl Iterator<Item = &'a Preference>, detail: DetailId) -> Option<&'a Preference> {
+fn latest<'a>(
+    prefs: impl Iterator<Item = &'a Preference>,
+    detail: DetailId,
+) -> Option<&'a Preference> {
     prefs
         .filter(|p| p.detail == detail && p.status == crate::pref::Status::Active)
         .max_by_key(|p| (p.updated, p.id))
@@ -112,9 +130,11 @@ pub fn run(
     let pb = if progress {
         let pb = ProgressBar::new(histories.len() as u64 * 2);
         pb.set_style(
-            ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} {msg} (eta {eta})")
-                .expect("valid template")
-                .progress_chars("=> "),
+            ProgressStyle::with_template(
+                "{elapsed_precise} [{bar:40}] {pos}/{len} {msg} (eta {eta})",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
         );
         pb
     } else {
@@ -129,7 +149,12 @@ pub fn run(
         let mem = Memory::open_with(dir.path(), models.clone())?;
         pb.set_message(format!("history {n}: remembering"));
         let t0 = Instant::now();
-        let default = history.people.values().next().cloned().expect("a history has people");
+        let default = history
+            .people
+            .values()
+            .next()
+            .cloned()
+            .expect("a history has people");
         let sentences: Vec<String> = history
             .conversations
             .iter()
@@ -142,7 +167,10 @@ pub fn run(
         t.ingest_s.push(t0.elapsed().as_secs_f64());
         pb.inc(1);
         pb.set_message(format!("history {n}: answering"));
-        let all: Vec<Preference> = mem.store().all().map_err(crate::memory::MemoryError::from)?;
+        let all: Vec<Preference> = mem
+            .store()
+            .all()
+            .map_err(crate::memory::MemoryError::from)?;
         t.stored += all.len();
         for (qi, q) in questions.iter().enumerate() {
             let row = answer(&mem, &history.people, &all, q, &mut t)?;
@@ -196,7 +224,10 @@ fn answer(
     }
     // The slot track: recall's best preference for the spoken words must be in the first
     // call's setting.
-    let spoken = q.query.split_once('\'').map_or(q.query.as_str(), |(_, s)| s);
+    let spoken = q
+        .query
+        .split_once('\'')
+        .map_or(q.query.as_str(), |(_, s)| s);
     let first = q.calls.first();
     let want = first.and_then(|c| slots(schema, c).into_iter().find_map(|s| s.2));
     let slot_ok = match (first.and_then(|c| seats.acting(c)), want) {
@@ -254,12 +285,17 @@ pub fn table(r: &Value) -> String {
         "VehicleMemBench, oracle slot: {} questions, value accuracy {} (last-mention baseline {})\n",
         r["questions"], pct(&r["value_accuracy"]), pct(&r["baseline"]["value_accuracy"])
     );
-    s.push_str(&format!("{:<26} {:>4} {:>9} {:>9}\n", "reasoning type", "n", "glovebox", "baseline"));
+    s.push_str(&format!(
+        "{:<26} {:>4} {:>9} {:>9}\n",
+        "reasoning type", "n", "glovebox", "baseline"
+    ));
     if let Some(types) = r["by_type"].as_object() {
         for (ty, v) in types {
             s.push_str(&format!(
                 "{ty:<26} {:>4} {:>9} {:>9}\n",
-                v["n"], pct(&v["value_accuracy"]), pct(&r["baseline"]["by_type"][ty]["value_accuracy"])
+                v["n"],
+                pct(&v["value_accuracy"]),
+                pct(&r["baseline"]["by_type"][ty]["value_accuracy"])
             ));
         }
     }

@@ -74,7 +74,10 @@ pub fn prompt_prefix(schema: &Schema) -> String {
         p.push_str(&format!("{}: {}\n", d.key, d.description));
     }
     p.push('\n');
-    if EXAMPLE_KEYS.iter().all(|k| schema.detail_by_key(k).is_some()) {
+    if EXAMPLE_KEYS
+        .iter()
+        .all(|k| schema.detail_by_key(k).is_some())
+    {
         p.push_str(EXAMPLES);
     } else {
         p.push_str(&schema_examples(schema));
