@@ -131,6 +131,20 @@ pub enum Operation {
 }
 
 impl Operation {
+    /// Every operation, in declaration order.
+    pub const ALL: [Operation; 10] = [
+        Operation::Append,
+        Operation::Pass,
+        Operation::Update,
+        Operation::Forget,
+        Operation::OptOut,
+        Operation::OptIn,
+        Operation::Confirm,
+        Operation::Reject,
+        Operation::Import,
+        Operation::Expire,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Operation::Append => "append",
@@ -196,18 +210,7 @@ mod tests {
 
     #[test]
     fn operations_round_trip_through_their_names() {
-        for op in [
-            Operation::Append,
-            Operation::Pass,
-            Operation::Update,
-            Operation::Forget,
-            Operation::OptOut,
-            Operation::OptIn,
-            Operation::Confirm,
-            Operation::Reject,
-            Operation::Import,
-            Operation::Expire,
-        ] {
+        for op in Operation::ALL {
             assert_eq!(Operation::parse(op.as_str()), Some(op));
         }
     }

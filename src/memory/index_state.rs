@@ -128,7 +128,7 @@ impl Memory {
     fn saved_state(&self, fingerprint: u64) -> SavedState {
         SavedState {
             text: EMBEDDING_TEXT_VERSION.into(),
-            embedder: self.embedder_id.clone(),
+            embedder: self.models.embedder_id().to_string(),
             fingerprint,
         }
     }

@@ -134,8 +134,6 @@ pub struct Memory {
     write: Mutex<()>,
     /// Set when the index had to be rebuilt at open.
     rebuilt: bool,
-    /// The embedder's identity, recorded in `index.state`.
-    embedder_id: String,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -158,7 +156,6 @@ impl Memory {
             source,
         })?;
         let schema = models.schema.clone();
-        let embedder_id = models.embedder_id().to_string();
         let store = Store::open(&dir.join(STORE_FILE), schema.clone())?;
         let mut m = Memory {
             models,
@@ -171,7 +168,6 @@ impl Memory {
             }),
             write: Mutex::new(()),
             rebuilt: false,
-            embedder_id,
         };
         m.rebuilt = m.reconcile_index()?;
         // Retention's housekeeping pass at start (the server repeats it daily).

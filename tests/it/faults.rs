@@ -226,7 +226,7 @@ fn step(c: &mut Conn, user: &str, m: &mut Model, rng: &mut Rng, tag: &str) -> bo
 
 /// Seeds `user` through the command line while no server runs: two active and one pending
 /// value per category (not into an opted-out one). Returns nothing; the model records them.
-fn seed(data: &Path, user: &str, m: &mut Model, tag: &str) {
+fn seed_values(data: &Path, user: &str, m: &mut Model, tag: &str) {
     let mut preferences = Vec::new();
     for cat in CATEGORIES {
         if cat == OPT && (m.opted_out || m.opt_uncertain) {
@@ -396,7 +396,7 @@ fn storms_killed_at_random_lose_nothing_acknowledged() {
         let at = format!("seed {seed} round {round}");
         let tag = format!("Zq{seed}x{round}y");
         for (u, m) in models.iter_mut() {
-            seed_user(&data, u, m, &tag);
+            seed_values(&data, u, m, &tag);
         }
         let mut server = start(&tmp, "[extraction]\nconfirm_below = 0.9\n");
         let stop = Arc::new(AtomicBool::new(false));
@@ -431,8 +431,4 @@ fn storms_killed_at_random_lose_nothing_acknowledged() {
         }
         eprintln!("{at}: ok");
     }
-}
-
-fn seed_user(data: &Path, user: &str, m: &mut Model, tag: &str) {
-    seed(data, user, m, tag)
 }

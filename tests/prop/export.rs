@@ -91,18 +91,7 @@ fn preference(user: &UserId, id: u64, c: &Content, times: (u64, u64, Option<u64>
 }
 
 fn history_entry() -> impl Strategy<Value = HistoryEntry> {
-    let ops = vec![
-        Operation::Append,
-        Operation::Pass,
-        Operation::Update,
-        Operation::Forget,
-        Operation::OptOut,
-        Operation::OptIn,
-        Operation::Confirm,
-        Operation::Reject,
-        Operation::Import,
-        Operation::Expire,
-    ];
+    let ops = Operation::ALL.to_vec();
     (
         prop::sample::select(ops),
         any::<u64>(),
