@@ -79,6 +79,7 @@ fn maintenance(c: &mut Criterion) {
                 detail: e.detail,
                 attribute: e.attribute.clone(),
                 sentences: vec![e.conversation.user_sentences().join(" ")],
+                condition: None,
             }],
         )
         .unwrap();
@@ -88,6 +89,7 @@ fn maintenance(c: &mut Criterion) {
         attribute: e.attribute.clone(),
         sentence: e.equal.clone(),
         confidence: 1.0,
+        condition: None,
     };
     // A new value in a multi-value category: `append` or `update`, the case the LLM decides.
     let genres = models.schema().detail_by_key("favorite_genres").unwrap();
@@ -98,6 +100,7 @@ fn maintenance(c: &mut Criterion) {
                 detail: genres,
                 attribute: "Rock".into(),
                 sentences: vec!["Rock is my favourite.".into()],
+                condition: None,
             }],
         )
         .unwrap();
@@ -106,6 +109,7 @@ fn maintenance(c: &mut Criterion) {
         attribute: "Jazz".into(),
         sentence: "I've been enjoying jazz a lot lately.".into(),
         confidence: 1.0,
+        condition: None,
     };
     let mut g = c.benchmark_group("maintain");
     g.sample_size(10);

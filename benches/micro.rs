@@ -119,6 +119,7 @@ fn store(c: &mut Criterion) {
         updated: Millis(1),
         last_recalled: None,
         replaces: None,
+        condition: None,
     };
     let mut g = c.benchmark_group("store");
     g.bench_function("put_durable", |b| {

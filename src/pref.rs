@@ -100,6 +100,9 @@ pub struct Preference {
     /// For a pending preference that an uncertain update produced: the preference it replaces
     /// once confirmed (that one stays active until then). `None` otherwise.
     pub replaces: Option<PreferenceId>,
+    /// The situation in which alone it holds, in the user's words ("at night"); `None`: always.
+    /// A conditional value and an unconditional one of the same detail are kept side by side.
+    pub condition: Option<String>,
 }
 
 /// A maintenance decision for one incoming preference (CarMem §3.2).

@@ -96,6 +96,9 @@ struct PrefRecord {
     /// Added without a format change: records written before it read as `None`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     replaces: Option<u64>,
+    /// Added without a format change, like `replaces`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    condition: Option<String>,
 }
 
 /// The redb store of one data directory.
@@ -213,6 +216,7 @@ impl Store {
             updated: p.updated.0,
             last_recalled: p.last_recalled.map(|m| m.0),
             replaces: p.replaces.map(|r| r.0),
+            condition: p.condition.clone(),
         }
     }
 
@@ -239,6 +243,7 @@ impl Store {
             updated: Millis(r.updated),
             last_recalled: r.last_recalled.map(Millis),
             replaces: r.replaces.map(PreferenceId),
+            condition: r.condition,
         })
     }
 

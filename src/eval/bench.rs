@@ -99,6 +99,7 @@ pub fn synthetic_preferences(schema: &Schema, n: usize, seed: u64) -> Vec<NewPre
                 detail: d.id,
                 sentences: vec![frame.replace("{v}", &value)],
                 attribute: value,
+                condition: None,
             }
         })
         .collect()
@@ -268,6 +269,7 @@ fn time_maintenance(memory: &Memory, entries: &[&Entry]) -> Result<Vec<f64>, Eva
                 detail: e.detail,
                 attribute: e.attribute.clone(),
                 sentences: vec![e.conversation.user_sentences().join(" ")],
+                condition: None,
             }],
         )?;
         let incoming = Extracted {
@@ -275,6 +277,7 @@ fn time_maintenance(memory: &Memory, entries: &[&Entry]) -> Result<Vec<f64>, Eva
             attribute: e.attribute.clone(),
             sentence: e.equal.clone(),
             confidence: 1.0,
+            condition: None,
         };
         let (d, ms) = time_ms(|| memory.decide(&user, &incoming));
         d?;

@@ -325,6 +325,7 @@ mod tests {
             updated: Millis(0),
             last_recalled: None,
             replaces: None,
+            condition: None,
         }
     }
 

@@ -35,7 +35,7 @@ impl Memory {
     pub fn confirm(&self, user: &UserId, id: PreferenceId) -> Result<Preference, MemoryError> {
         let _w = lock(&self.write);
         let before = self.pending(user, id)?;
-        let stored = self.store.in_category(user, before.detail)?;
+        let stored = self.in_slot(user, before.detail, before.condition.as_deref())?;
         let cx = lifecycle::Context {
             schema: &self.schema,
             user,

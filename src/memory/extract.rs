@@ -28,6 +28,9 @@ pub struct Extracted {
     /// The model's probability of this line among the answers the grammar allowed, in [0, 1]
     /// (defined in `memory::confidence`).
     pub confidence: f32,
+    /// The situation in which alone it holds, in the user's words from the sentence
+    /// (`memory::condition`); `None`: always.
+    pub condition: Option<String>,
 }
 
 /// A category offered to the LLM, with the embedder's evidence.
@@ -486,6 +489,7 @@ pub fn parse(
                     sentence: sentence.clone(),
                     // No measured confidence counts as uncertain (see `confidence`).
                     confidence: line_confidence.get(i).copied().unwrap_or(0.0),
+                    condition: super::condition::find(sentence),
                 });
             }
             Ok(out)

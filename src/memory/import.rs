@@ -45,6 +45,7 @@ impl Memory {
                 updated: now,
                 last_recalled: None,
                 replaces: None,
+                condition: n.condition,
             })
             .collect();
         let mut changes = Vec::new();

@@ -243,6 +243,7 @@ fn fresh(
         updated: cx.now,
         last_recalled: None,
         replaces,
+        condition: incoming.condition.clone(),
     }
 }
 

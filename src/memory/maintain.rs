@@ -254,6 +254,7 @@ mod tests {
             updated: Millis(0),
             last_recalled: None,
             replaces: None,
+            condition: None,
         }
     }
 

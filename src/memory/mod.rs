@@ -6,6 +6,7 @@
 //! fingerprint of the store state it reflects; when it is missing, unreadable or out of step
 //! (a crash between the two writes), opening rebuilds it from redb.
 
+pub mod condition;
 pub mod confidence;
 mod confirm;
 pub mod counters;
@@ -113,6 +114,8 @@ pub struct NewPreference {
     pub detail: DetailId,
     pub attribute: String,
     pub sentences: Vec<String>,
+    /// The situation in which alone it holds (`Preference::condition`).
+    pub condition: Option<String>,
 }
 
 /// What `forget` removes.

@@ -3,8 +3,11 @@
 
 use std::collections::HashSet;
 
+use super::condition::{self, Situation, Verdict};
+use crate::embed::cosine;
 use super::{lock, relevance, Memory, MemoryError};
 use crate::pref::{Millis, Preference, Status, UserId};
+use crate::schema::{Cardinality, CategoryRef};
 use crate::store::Change;
 /// One recalled preference.
 #[derive(Debug, Clone)]
@@ -24,6 +27,9 @@ pub struct Recalled {
     /// The calibrated probability, in [0, 1], that the preference matters for the utterance
     /// (`memory::relevance`); recall returns only those at or above `recall.min_relevance`.
     pub relevance: f32,
+    /// For a conditional preference, whether its condition is met in the moment recall was
+    /// asked about (`memory::condition`); `None` for an unconditional one.
+    pub condition_met: Option<bool>,
 }
 
 /// How many of the nearest preferences recall re-ranks with the subcategory prior (a user's
@@ -55,6 +61,151 @@ impl Memory {
         self.recall_vector(user, &query, k, exclude)
     }
 
+    /// [`Memory::recall`] in a known situation (local time, occupants, facts): a conditional
+    /// preference whose condition the utterance or the situation meets is preferred to the
+    /// unconditional value of its detail, and one whose condition is not met gives way to it
+    /// (see [`Memory::prefer_conditions`]).
+    pub fn recall_in(
+        &self,
+        user: &UserId,
+        text: &str,
+        k: usize,
+        situation: &Situation,
+    ) -> Result<Vec<Recalled>, MemoryError> {
+        let query = self.models.embed_urgent(text)?;
+        let mut out = self.rank(user, &query, k, None)?;
+        out.retain(|r| r.relevance >= self.models.relevance.threshold);
+        self.prefer_conditions(&mut out, text, &query, situation)?;
+        out.truncate(k);
+        self.touch(&out);
+        Ok(out)
+    }
+
+    /// The user's current value(s) of one category, asked for explicitly, so without the
+    /// relevance gate: per detail of the category, the newest active value whose condition the
+    /// utterance or the situation meets, else the newest unconditional one (a multi-value
+    /// detail: every unconditional value and every met conditional one). Each carries
+    /// relevance 1 and score 1. Nothing stored (or only values whose condition is not met)
+    /// gives an empty list.
+    pub fn recall_category(
+        &self,
+        user: &UserId,
+        category: CategoryRef,
+        text: &str,
+        situation: &Situation,
+    ) -> Result<Vec<Recalled>, MemoryError> {
+        let mut query: Option<Vec<f32>> = None;
+        let mut out = Vec::new();
+        for detail in self.schema.details_of(category) {
+            let mut active: Vec<Preference> = self
+                .store
+                .in_category(user, detail)?
+                .into_iter()
+                .filter(|p| p.status == Status::Active)
+                .collect();
+            active.sort_by_key(|p| std::cmp::Reverse((p.updated, p.id)));
+            let mut met = Vec::new();
+            let mut plain = Vec::new();
+            for p in active {
+                match p.condition.as_deref() {
+                    None => plain.push((p, None)),
+                    Some(c) => {
+                        if query.is_none() && condition::judge(c, text, situation) == Verdict::BySimilarity {
+                            query = Some(self.models.embed_urgent(&situation.words(text))?);
+                        }
+                        if self.condition_met(c, text, query.as_deref(), situation)? {
+                            met.push((p, Some(true)));
+                        }
+                    }
+                }
+            }
+            let single = self.schema.detail(detail).cardinality == Cardinality::Single;
+            let chosen: Vec<(Preference, Option<bool>)> = match (single, met.is_empty()) {
+                (true, false) => met.into_iter().take(1).collect(),
+                (true, true) => plain.into_iter().take(1).collect(),
+                (false, _) => met.into_iter().chain(plain).collect(),
+            };
+            out.extend(chosen.into_iter().map(|(preference, condition_met)| Recalled {
+                preference,
+                score: 1.0,
+                cosine: 0.0,
+                log_prior: 0.0,
+                features: [0.0; relevance::FEATURES],
+                relevance: 1.0,
+                condition_met,
+            }));
+        }
+        self.touch(&out);
+        Ok(out)
+    }
+
+    /// Whether a condition is met: by the clock or a number ([`condition::judge`]), else by the
+    /// similarity of the condition and the situation's words (`words`: their embedding, `None`
+    /// when the judge decided without it).
+    fn condition_met(
+        &self,
+        cond: &str,
+        text: &str,
+        words: Option<&[f32]>,
+        situation: &Situation,
+    ) -> Result<bool, MemoryError> {
+        Ok(match condition::judge(cond, text, situation) {
+            Verdict::Decided(v) => v,
+            Verdict::BySimilarity => match words {
+                Some(w) => {
+                    let c = self.models.embed_urgent(cond)?;
+                    cosine(&c, w) >= condition::SIMILAR
+                }
+                None => false,
+            },
+        })
+    }
+
+    /// Among recalled preferences, per single-value detail: a conditional value whose condition
+    /// is met displaces the unconditional one; one whose condition is not met gives way to an
+    /// unconditional value of its detail, and is kept (marked not met) only when there is none,
+    /// so that the assistant still hears of it.
+    pub fn prefer_conditions(
+        &self,
+        out: &mut Vec<Recalled>,
+        text: &str,
+        query: &[f32],
+        situation: &Situation,
+    ) -> Result<(), MemoryError> {
+        if out.iter().all(|r| r.preference.condition.is_none()) {
+            return Ok(());
+        }
+        let words = if situation.facts.is_empty() {
+            query.to_vec()
+        } else {
+            self.models.embed_urgent(&situation.words(text))?
+        };
+        for r in out.iter_mut() {
+            if let Some(c) = r.preference.condition.clone() {
+                r.condition_met = Some(self.condition_met(&c, text, Some(&words), situation)?);
+            }
+        }
+        let single = |d| self.schema.detail(d).cardinality == Cardinality::Single;
+        let has = |out: &[Recalled], d, met: Option<bool>| {
+            out.iter()
+                .any(|r| r.preference.detail == d && r.condition_met == met)
+        };
+        let keep: Vec<bool> = out
+            .iter()
+            .map(|r| {
+                let d = r.preference.detail;
+                match r.condition_met {
+                    Some(true) => true,
+                    None => !(single(d) && has(out, d, Some(true))),
+                    Some(false) => !has(out, d, None) && !has(out, d, Some(true)),
+                }
+            })
+            .collect();
+        let mut keep = keep.into_iter();
+        out.retain(|_| keep.next().unwrap_or(true));
+        Ok(())
+    }
+
     /// [`Memory::recall_excluding`] with the utterance already embedded: the top `k` of
     /// [`Memory::rank`] whose relevance reaches `recall.min_relevance`. An utterance that no
     /// stored preference serves returns nothing.
@@ -68,6 +219,7 @@ impl Memory {
         let min = self.models.relevance.threshold;
         let mut out = self.rank(user, query, k, exclude)?;
         out.retain(|r| r.relevance >= min);
+        self.prefer_conditions(&mut out, "", query, &Situation::default())?;
         out.truncate(k);
         self.touch(&out);
         Ok(out)
@@ -112,6 +264,7 @@ impl Memory {
                         log_prior: 0.0,
                         features: [0.0; relevance::FEATURES],
                         relevance: 0.0,
+                        condition_met: None,
                     }),
                     _ => {
                         inactive.insert(key);

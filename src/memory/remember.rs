@@ -4,7 +4,7 @@
 
 use super::counters::Counters;
 use super::extract::Extracted;
-use super::{lifecycle, lock, maintain, Extraction, Memory, MemoryError, Outcome};
+use super::{condition, lifecycle, lock, maintain, Extraction, Memory, MemoryError, Outcome};
 use crate::conversation::Conversation;
 use crate::llm::Request;
 use crate::pref::{Maintenance, Millis, Preference, UserId};
@@ -65,14 +65,29 @@ impl Memory {
         self.models.extract(conversation, allowed)
     }
 
-    /// Decides what an incoming preference does to the user's stored ones in its category.
+    /// The user's stored preferences of a detail that hold under the same condition (or, for
+    /// `None`, under none): what a new value of that detail is maintained against. A conditional
+    /// value ("at night") and the unconditional one live side by side.
+    pub fn in_slot(
+        &self,
+        user: &UserId,
+        detail: crate::schema::DetailId,
+        condition: Option<&str>,
+    ) -> Result<Vec<Preference>, MemoryError> {
+        let mut stored = self.store.in_category(user, detail)?;
+        stored.retain(|p| condition::same(p.condition.as_deref(), condition));
+        Ok(stored)
+    }
+
+    /// Decides what an incoming preference does to the user's stored ones in its category
+    /// under the same condition ([`Memory::in_slot`]).
     pub fn decide(
         &self,
         user: &UserId,
         incoming: &Extracted,
     ) -> Result<(Maintenance, Vec<Preference>), MemoryError> {
         Counters::add(&self.models.counters().maintain, 1);
-        let stored = self.store.in_category(user, incoming.detail)?;
+        let stored = self.in_slot(user, incoming.detail, incoming.condition.as_deref())?;
         if stored.is_empty() {
             return Ok((Maintenance::New, stored));
         }

@@ -40,6 +40,7 @@ mod tests {
             updated: Millis(updated_day * DAY_MS),
             last_recalled: recalled_day.map(|d| Millis(d * DAY_MS)),
             replaces: None,
+            condition: None,
         }
     }
 

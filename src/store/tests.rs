@@ -17,6 +17,7 @@ fn pref(id: u64, user: &str, key: &str, attr: &str) -> Preference {
         updated: Millis(2),
         last_recalled: None,
         replaces: None,
+        condition: None,
     }
 }
 

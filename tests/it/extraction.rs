@@ -176,6 +176,7 @@ fn recall_returns_only_what_is_relevant_with_a_probability() {
             detail: m.schema().detail_by_key(k).unwrap(),
             attribute: a.to_string(),
             sentences: vec![s.to_string()],
+            condition: None,
         })
         .collect();
     m.import(&u, news).unwrap();

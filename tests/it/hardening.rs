@@ -13,6 +13,7 @@ fn temperature(m: &Memory, attribute: &str, sentence: &str, confidence: f32) -> 
         attribute: attribute.into(),
         sentence: sentence.into(),
         confidence,
+        condition: None,
     }
 }
 

@@ -105,6 +105,7 @@ fn pending_preferences_are_recalled_only_once_confirmed() {
         attribute: p.attribute.clone(),
         sentence: p.sentences[0].clone(),
         confidence: 1.0,
+        condition: None,
     };
     let o = m.maintain(&bob, &again).unwrap();
     assert_eq!(o.preference.id, p.id);
@@ -130,11 +131,13 @@ fn unused_preferences_expire_and_only_with_retention_on() {
                 detail: schema.detail_by_key("favorite_genres").unwrap(),
                 attribute: attr.into(),
                 sentences: vec![format!("I could listen to {attr} all day.")],
+                condition: None,
             },
             NewPreference {
                 detail: schema.detail_by_key("preferred_temperature").unwrap(),
                 attribute: "22 degree Celcius".into(),
                 sentences: vec!["Keep the cabin at 22 degrees, always.".into()],
+                condition: None,
             },
         ]
     };

@@ -86,6 +86,7 @@ fn seed_temperature(m: &glovebox::memory::Memory, who: &str) {
             detail: m.schema().detail_by_key("preferred_temperature").unwrap(),
             attribute: "22 degree Celcius".into(),
             sentences: vec!["Keep the cabin at 22 degrees, always.".into()],
+            condition: None,
         }],
     )
     .unwrap();
@@ -102,11 +103,13 @@ fn seed(m: &glovebox::memory::Memory, who: &str, attribute: &str) {
                 detail: s.detail_by_key("favorite_genres").unwrap(),
                 attribute: attribute.into(),
                 sentences: vec![format!("I could listen to {attribute} all day.")],
+                condition: None,
             },
             NewPreference {
                 detail: s.detail_by_key("preferred_temperature").unwrap(),
                 attribute: "22 degree Celcius".into(),
                 sentences: vec!["Keep the cabin at 22 degrees, always.".into()],
+                condition: None,
             },
         ],
     )

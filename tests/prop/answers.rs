@@ -155,6 +155,7 @@ fn stored(id: u64, attribute: &str, sentence: &str) -> Preference {
         updated: Millis(0),
         last_recalled: None,
         replaces: None,
+        condition: None,
     }
 }
 

@@ -87,6 +87,7 @@ fn preference(user: &UserId, id: u64, c: &Content, times: (u64, u64, Option<u64>
         updated: Millis(times.1),
         last_recalled: times.2.map(Millis),
         replaces: None,
+        condition: None,
     }
 }
 
@@ -255,6 +256,7 @@ fn apply(m: &Memory, user: &UserId, step: &Step) {
                         detail: p.detail,
                         attribute: p.attribute,
                         sentences: p.sentences,
+                        condition: None,
                     };
                     (new, p.status, p.confidence)
                 })

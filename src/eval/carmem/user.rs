@@ -214,6 +214,7 @@ impl UserRun<'_, '_> {
             attribute: attribute.to_string(),
             sentence: sentence.to_string(),
             confidence: 1.0,
+            condition: None,
         };
         self.decide(mem, e, "equal", Some(incoming(&e.attribute, &e.equal)), "")?;
         let neg = Conversation::from_utterance(&e.negate).map_err(MemoryError::from)?;
@@ -397,6 +398,7 @@ fn truth_preference(e: &Entry, x: &Option<Extraction>) -> NewPreference {
         detail: e.detail,
         attribute: e.attribute.clone(),
         sentences,
+        condition: None,
     }
 }
 

@@ -35,6 +35,7 @@ fn stored(s: &Schema, key: &str, id: u64, attribute: &str, status: Status) -> Pr
         updated: Millis(0),
         last_recalled: None,
         replaces: None,
+        condition: None,
     }
 }
 
@@ -44,6 +45,7 @@ fn incoming(s: &Schema, key: &str, attribute: &str, confidence: f32) -> Extracte
         attribute: attribute.into(),
         sentence: format!("Play {attribute} now."),
         confidence,
+        condition: None,
     }
 }
 
