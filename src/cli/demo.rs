@@ -83,6 +83,8 @@ fn recall_all(memory: &Memory, out: Output) -> Result<Vec<Value>> {
             user: user.clone(),
             text: utt.to_string(),
             k: Some(2),
+            category: None,
+            context: Default::default(),
         };
         let reply = execute(memory, request)?;
         if !out.json {

@@ -53,13 +53,28 @@ pub enum Command {
         #[arg(long, value_name = "FILE")]
         conversation: PathBuf,
     },
-    /// The stored preferences most relevant to an utterance.
+    /// The stored preferences most relevant to an utterance, or one category's current value.
     Recall {
         #[arg(long)]
         user: String,
         /// How many preferences [default: recall.k of the config].
         #[arg(long)]
         k: Option<usize>,
+        /// Only this category (detail or sub key or name): its current value, without the
+        /// relevance gate; conditions are judged against the utterance and context.
+        #[arg(long)]
+        category: Option<String>,
+        /// Local time of the moment (HH:MM or RFC 3339), for conditions such as "at night".
+        #[arg(long)]
+        time: Option<String>,
+        /// Who is in the car (repeatable).
+        #[arg(long = "occupant")]
+        occupants: Vec<String>,
+        /// A fact about the moment, e.g. "outside 28 degrees" (repeatable).
+        #[arg(long = "fact")]
+        facts: Vec<String>,
+        /// What was said (optional with --category).
+        #[arg(default_value = "")]
         utterance: String,
     },
     /// List, forget or trace stored preferences.
@@ -268,11 +283,25 @@ fn request(command: Command) -> Result<(Request, Option<String>)> {
         Command::Recall {
             user: u,
             k,
+            category,
+            time,
+            occupants,
+            facts,
             utterance,
         } => Request::Recall {
             user: user(&u)?,
             text: utterance,
             k,
+            category,
+            context: crate::memory::condition::Situation {
+                local_time: time
+                    .as_deref()
+                    .map(crate::ops::local_time)
+                    .transpose()
+                    .map_err(|e| anyhow!(e))?,
+                occupants,
+                facts,
+            },
         },
         Command::Prefs(p) => return prefs_request(p),
         Command::Optout(c) => Request::OptOut {

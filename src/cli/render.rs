@@ -71,13 +71,18 @@ pub fn pref_line(p: &WirePreference) -> String {
         ("pending", None) => "  [pending confirmation]".to_string(),
         _ => String::new(),
     };
+    let condition = p
+        .condition
+        .as_ref()
+        .map_or(String::new(), |c| format!(" [only {c}]"));
     // The id is printed without padding, as the command line always has.
     format!(
-        "#{} {} > {} = {}{}   \"{}\"",
+        "#{} {} > {} = {}{}{}   \"{}\"",
         p.id,
         p.sub,
         p.category,
         p.attribute,
+        condition,
         status,
         p.sentences.join(" ")
     )

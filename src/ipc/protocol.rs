@@ -109,7 +109,23 @@ fn parse_message(obj: &Map<String, Value>) -> Result<Message, OpError> {
         },
         "recall" => Request::Recall {
             user: user(obj)?,
-            text: string(obj, "text")?,
+            text: match obj.get("category") {
+                // A category recall may come without words.
+                Some(Value::String(_)) if obj.get("text").is_none() => String::new(),
+                _ => string(obj, "text")?,
+            },
+            category: match obj.get("category") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(c)) => Some(c.clone()),
+                Some(_) => {
+                    return Err(OpError::new(
+                        Code::BadRequest,
+                        "field \"category\" must be a string",
+                    ))
+                }
+            },
+            context: crate::ops::situation(obj.get("context").unwrap_or(&Value::Null))
+                .map_err(|e| OpError::new(Code::BadRequest, e))?,
             // At least 1 and at most ops::MAX_K: checked where the request runs.
             k: match obj.get("k") {
                 None | Some(Value::Null) => None,
@@ -198,16 +214,43 @@ fn encode_op(request: &Request, put: &mut impl FnMut(&str, Value)) -> Option<&'s
             let turns: Vec<Value> = conversation
                 .turns()
                 .iter()
-                .map(|t| json!({"role": t.role.as_str(), "text": t.text}))
+                .map(|t| {
+                    let mut turn = json!({"role": t.role.as_str(), "text": t.text});
+                    if let Some(s) = &t.speaker {
+                        turn["speaker"] = json!(s.as_str());
+                    }
+                    if let Some(time) = t.time {
+                        turn["time"] = json!(crate::rfc3339::format(time));
+                    }
+                    turn
+                })
                 .collect();
             put("conversation", Value::Array(turns));
             "remember"
         }
-        Request::Recall { user: u, text, k } => {
+        Request::Recall {
+            user: u,
+            text,
+            k,
+            category,
+            context,
+        } => {
             put("user", json!(u.as_str()));
             put("text", json!(text));
             if let Some(k) = k {
                 put("k", json!(k));
+            }
+            if let Some(c) = category {
+                put("category", json!(c));
+            }
+            if *context != Default::default() {
+                let mut c = Map::new();
+                if let Some((h, m)) = context.local_time {
+                    c.insert("time".into(), json!(format!("{h:02}:{m:02}")));
+                }
+                c.insert("occupants".into(), json!(context.occupants));
+                c.insert("facts".into(), json!(context.facts));
+                put("context", Value::Object(c));
             }
             "recall"
         }

@@ -16,6 +16,7 @@ use wire::{
 };
 
 use crate::conversation::Conversation;
+use crate::memory::condition::Situation;
 use crate::memory::{export, ForgetWhat, Memory};
 use crate::pref::{PreferenceId, UserId};
 use crate::schema::Schema;
@@ -25,6 +26,64 @@ pub const PROTOCOL_VERSION: u64 = 1;
 
 /// The most preferences one recall returns, whatever `k` asks for.
 pub const MAX_K: usize = 1000;
+
+/// Reads a recall's `context`: `{"time": "HH:MM" or RFC 3339 (its clock time is the local
+/// time), "occupants": [user ids], "facts": [text]}`, every key optional.
+pub fn situation(v: &Value) -> Result<Situation, String> {
+    let obj = match v {
+        Value::Null => return Ok(Situation::default()),
+        Value::Object(o) => o,
+        _ => return Err("\"context\" must be an object".into()),
+    };
+    for k in obj.keys() {
+        if !matches!(k.as_str(), "time" | "occupants" | "facts") {
+            return Err(format!(
+                "context has unknown key {k:?} (known: time, occupants, facts)"
+            ));
+        }
+    }
+    let list = |k: &str| -> Result<Vec<String>, String> {
+        match obj.get(k) {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::Array(a)) => a
+                .iter()
+                .map(|x| x.as_str().map(str::to_string))
+                .collect::<Option<_>>()
+                .ok_or_else(|| format!("context.{k} must be a list of strings")),
+            Some(_) => Err(format!("context.{k} must be a list of strings")),
+        }
+    };
+    let local_time = match obj.get("time") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(t)) => Some(local_time(t)?),
+        Some(_) => return Err("context.time must be a string".into()),
+    };
+    Ok(Situation {
+        local_time,
+        occupants: list("occupants")?,
+        facts: list("facts")?,
+    })
+}
+
+/// The clock time of `HH:MM[:SS]` or of an RFC 3339 time (as written, in its own offset).
+pub fn local_time(t: &str) -> Result<(u32, u32), String> {
+    let t = t.trim();
+    let clock = if t.len() >= 16 {
+        crate::rfc3339::parse(t).map_err(|e| format!("context.time: {e}"))?;
+        &t[11..16]
+    } else {
+        t
+    };
+    let mut parts = clock.split(':');
+    let hm = (parts.next(), parts.next());
+    match hm {
+        (Some(h), Some(m)) => match (h.parse::<u32>(), m.get(..2).unwrap_or(m).parse::<u32>()) {
+            (Ok(h), Ok(m)) if h < 24 && m < 60 => Ok((h, m)),
+            _ => Err(format!("context.time {t:?} is not a clock time (HH:MM) or RFC 3339")),
+        },
+        _ => Err(format!("context.time {t:?} is not a clock time (HH:MM) or RFC 3339")),
+    }
+}
 
 /// What `forget` removes.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,9 +104,15 @@ pub enum Request {
     },
     Recall {
         user: UserId,
+        /// What the person just said (may be empty for a category recall).
         text: String,
         /// Default `recall.k`; at least 1, at most [`MAX_K`].
         k: Option<usize>,
+        /// A category asked for explicitly (a detail or sub key or name): its current value,
+        /// without the relevance gate ([`Memory::recall_category`]).
+        category: Option<String>,
+        /// The moment: local time, occupants, facts (conditions are judged against it).
+        context: Situation,
     },
     List {
         user: UserId,
@@ -220,7 +285,25 @@ pub fn run(target: Target<'_>, request: Request) -> Result<Reply, OpError> {
             let remembered = out.iter().map(|o| WireOutcome::new(schema, o)).collect();
             Reply::Remembered { remembered }
         }
-        Request::Recall { user, text, k } => recall(target.memory()?, &user, &text, k)?,
+        Request::Recall {
+            user,
+            text,
+            k,
+            category: None,
+            context,
+        } => recall(target.memory()?, &user, &text, k, &context)?,
+        Request::Recall {
+            user,
+            text,
+            category: Some(c),
+            context,
+            ..
+        } => {
+            let c = category(&c)?;
+            let hits = target.memory()?.recall_category(&user, c, &text, &context)?;
+            let recalled = hits.iter().map(|r| WireRecalled::new(schema, r)).collect();
+            Reply::Recalled { recalled }
+        }
         Request::List { user } => list(target.memory()?, &user)?,
         Request::History { user } => {
             let h = target.memory()?.history(&user)?;
@@ -297,12 +380,24 @@ fn list(memory: &Memory, user: &UserId) -> Result<Reply, OpError> {
     })
 }
 
-fn recall(memory: &Memory, user: &UserId, text: &str, k: Option<usize>) -> Result<Reply, OpError> {
+fn recall(
+    memory: &Memory,
+    user: &UserId,
+    text: &str,
+    k: Option<usize>,
+    context: &Situation,
+) -> Result<Reply, OpError> {
     let k = k.unwrap_or(memory.config().recall.k);
     if k == 0 {
         return Err(OpError::new(Code::BadRequest, "k must be at least 1"));
     }
-    let hits = memory.recall(user, text, k.min(MAX_K))?;
+    if text.trim().is_empty() {
+        return Err(OpError::new(
+            Code::BadRequest,
+            "recall needs \"text\" (what was said), or a \"category\" to recall",
+        ));
+    }
+    let hits = memory.recall_in(user, text, k.min(MAX_K), context)?;
     let schema = memory.schema();
     let recalled = hits.iter().map(|r| WireRecalled::new(schema, r)).collect();
     Ok(Reply::Recalled { recalled })

@@ -30,6 +30,9 @@ pub struct WirePreference {
     /// replaces once confirmed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replaces_id: Option<u64>,
+    /// The situation in which alone it holds, in the user's words; absent: always.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub condition: Option<String>,
 }
 
 impl WirePreference {
@@ -49,6 +52,7 @@ impl WirePreference {
             updated_ms: p.updated.0,
             last_recalled_ms: p.last_recalled.map(|Millis(m)| m),
             replaces_id: p.replaces.map(|r| r.0),
+            condition: p.condition.clone(),
         }
     }
 }
@@ -85,8 +89,12 @@ impl WireOutcome {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct WireRecalled {
     pub score: f32,
-    /// The probability, in [0, 1], that the preference matters for the utterance.
+    /// The probability, in [0, 1], that the preference matters for the utterance (1 for a
+    /// category asked for explicitly).
     pub relevance: f32,
+    /// For a conditional preference: whether its condition is met now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub condition_met: Option<bool>,
     #[serde(flatten)]
     pub preference: WirePreference,
 }
@@ -96,6 +104,7 @@ impl WireRecalled {
         WireRecalled {
             score: r.score,
             relevance: r.relevance,
+            condition_met: r.condition_met,
             preference: WirePreference::new(schema, &r.preference),
         }
     }
@@ -279,10 +288,16 @@ fn imported_preference(schema: &Schema, p: &Value) -> Result<(NewPreference, Sta
             .filter(|c| (0.0..=1.0).contains(c))
             .ok_or(": confidence must be within [0, 1]")? as f32,
     };
+    let condition = match p.get("condition") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(c)) if !c.trim().is_empty() => Some(c.trim().to_string()),
+        Some(_) => return Err(": condition must be a non-empty string".into()),
+    };
     let new = NewPreference {
         detail,
         attribute: attribute.to_string(),
         sentences,
+        condition,
     };
     Ok((new, status, confidence))
 }

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 
+use glovebox::memory::condition::Situation;
 use glovebox::conversation::Conversation;
 use glovebox::ipc::protocol::{self, Incoming, Message, OPS};
 use glovebox::ops::{ForgetSpec, OpError, Request};
@@ -88,6 +89,20 @@ fn forget_spec() -> impl Strategy<Value = ForgetSpec> {
     ]
 }
 
+/// A recall's moment: any clock time, occupants and facts.
+fn situation() -> impl Strategy<Value = Situation> {
+    (
+        prop::option::of((0u32..24, 0u32..60)),
+        prop::collection::vec(text(), 0..3),
+        prop::collection::vec(text(), 0..3),
+    )
+        .prop_map(|(local_time, occupants, facts)| Situation {
+            local_time,
+            occupants,
+            facts,
+        })
+}
+
 /// Every request the socket serves, with arguments the parser accepts.
 fn incoming() -> impl Strategy<Value = Incoming> {
     let op = prop_oneof![
@@ -95,8 +110,20 @@ fn incoming() -> impl Strategy<Value = Incoming> {
             user,
             conversation: Conversation::new(t).expect("turns() are valid"),
         }),
-        (user(), text(), prop::option::of(any::<usize>()))
-            .prop_map(|(user, text, k)| Request::Recall { user, text, k }),
+        (
+            user(),
+            text(),
+            prop::option::of(any::<usize>()),
+            prop::option::of(text()),
+            situation()
+        )
+            .prop_map(|(user, text, k, category, context)| Request::Recall {
+                user,
+                text,
+                k,
+                category,
+                context
+            }),
         user().prop_map(|user| Request::List { user }),
         user().prop_map(|user| Request::History { user }),
         user().prop_map(|user| Request::Export { user }),

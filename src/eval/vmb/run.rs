@@ -21,7 +21,8 @@ use super::{cabin, load_history, load_questions, Call, Question};
 use crate::eval::carmem::EvalError;
 use crate::memory::{Memory, Models};
 use crate::pref::{Preference, UserId};
-use crate::schema::{DetailId, Schema, FLAG_OFF, FLAG_ON};
+use crate::memory::condition::Situation;
+use crate::schema::{CategoryRef, DetailId, Schema, FLAG_OFF, FLAG_ON};
 
 /// The numbered files of a folder: `history_N.txt` / `qa_N.json`, N = 1..=files.
 fn numbered(
@@ -189,6 +190,50 @@ pub fn run(
     Ok(r)
 }
 
+/// What a question's person says (the quoted words) and the moment it describes: the local
+/// time ("At 10:00 PM"), the people named in it as occupants, and the narration (everything
+/// outside the quotes) as a fact ("She saw the smokestacks of the industrial zone ahead").
+pub fn moment(query: &str, people: &BTreeMap<String, UserId>) -> (String, Situation) {
+    let (narration, spoken) = match query.split_once(": '") {
+        Some((n, s)) => (n.to_string(), s.trim_end_matches(['\'', ' ']).to_string()),
+        None => match query.split_once('\'') {
+            Some((n, s)) => (n.to_string(), s.trim_end_matches(['\'', ' ']).to_string()),
+            None => (query.to_string(), String::new()),
+        },
+    };
+    let lower = query.to_lowercase();
+    let occupants = people
+        .iter()
+        .filter(|(name, _)| {
+            let first = name.split_whitespace().next().unwrap_or(name).to_lowercase();
+            lower.contains(&first)
+        })
+        .map(|(_, id)| id.as_str().to_string())
+        .collect();
+    let situation = Situation {
+        local_time: clock(&narration),
+        occupants,
+        facts: vec![narration.trim().to_string()],
+    };
+    (spoken, situation)
+}
+
+/// The first clock time in a narration ("At 7:30 PM", "at 10:00 AM"), as (hour, minute).
+fn clock(text: &str) -> Option<(u32, u32)> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    words.iter().enumerate().find_map(|(i, w)| {
+        let (h, m) = w.trim_end_matches([',', '.']).split_once(':')?;
+        let (h, m): (u32, u32) = (h.parse().ok()?, m.get(..2)?.parse().ok()?);
+        let half = words.get(i + 1).map(|s| s.trim_end_matches([',', '.']).to_uppercase());
+        let h = match half.as_deref() {
+            Some("PM") if h < 12 => h + 12,
+            Some("AM") if h == 12 => 0,
+            _ => h,
+        };
+        (h < 24 && m < 60).then_some((h, m))
+    })
+}
+
 /// Answers one question on both tracks and the baseline, tallies it, and returns its row.
 fn answer(
     mem: &Memory,
@@ -199,18 +244,25 @@ fn answer(
 ) -> Result<Value, EvalError> {
     let schema = mem.schema();
     let seats = cabin(&q.query, people);
+    let (spoken, situation) = moment(&q.query, people);
     let t0 = Instant::now();
     let (mut right, mut base_right) = (true, true);
     let mut got = Vec::new();
     for call in &q.calls {
         let acting = seats.acting(call);
         for (arg, expected, detail) in slots(schema, call) {
+            // The acting person's current value of the setting, given what was said and the
+            // moment (conditions): the same `recall --category` a client asks.
             let mine = match (&acting, detail) {
-                (Some(u), Some(d)) => latest(all.iter().filter(|p| &p.user == u), d),
+                (Some(u), Some(d)) => mem
+                    .recall_category(u, CategoryRef::Detail(d), &spoken, &situation)?
+                    .into_iter()
+                    .next()
+                    .map(|r| r.preference),
                 _ => None,
             };
             let anyone = detail.and_then(|d| latest(all.iter(), d));
-            let v = mine.map(|p| p.attribute.clone());
+            let v = mine.map(|p| p.attribute);
             let b = anyone.map(|p| p.attribute.clone());
             right &= v.as_deref().is_some_and(|v| matches(&expected, v));
             base_right &= b.as_deref().is_some_and(|b| matches(&expected, b));
@@ -224,15 +276,11 @@ fn answer(
     }
     // The slot track: recall's best preference for the spoken words must be in the first
     // call's setting.
-    let spoken = q
-        .query
-        .split_once('\'')
-        .map_or(q.query.as_str(), |(_, s)| s);
     let first = q.calls.first();
     let want = first.and_then(|c| slots(schema, c).into_iter().find_map(|s| s.2));
     let slot_ok = match (first.and_then(|c| seats.acting(c)), want) {
         (Some(u), Some(d)) => mem
-            .recall(&u, spoken, 1)?
+            .recall_in(&u, &spoken, 1, &situation)?
             .first()
             .is_some_and(|r| r.preference.detail == d),
         _ => false,
@@ -311,6 +359,24 @@ pub fn table(r: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_query_gives_the_words_and_the_moment() {
+        let people: BTreeMap<String, UserId> = [("Patricia Garcia", "patricia"), ("Justin Martinez", "justin"), ("Gary Allen", "gary")]
+            .into_iter()
+            .map(|(n, u)| (n.to_string(), UserId::new(u).unwrap()))
+            .collect();
+        let (spoken, s) = moment(
+            "At 8:30 PM, Patricia was driving Justin. She saw the smokestacks ahead and said: 'Here comes the smog zone.'",
+            &people,
+        );
+        assert_eq!(spoken, "Here comes the smog zone.");
+        assert_eq!(s.local_time, Some((20, 30)));
+        assert_eq!(s.occupants, vec!["justin".to_string(), "patricia".to_string()]);
+        assert!(s.facts[0].contains("smokestacks"));
+        assert_eq!(clock("At 12:00 AM, x"), Some((0, 0)));
+        assert_eq!(clock("no time here"), None);
+    }
 
     #[test]
     fn values_match_case_folded_numbers_and_flags() {
