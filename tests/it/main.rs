@@ -5,6 +5,7 @@
 mod bench;
 mod client;
 mod common;
+mod conditions;
 mod dispatch;
 #[cfg(feature = "harness")]
 mod eval;

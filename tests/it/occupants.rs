@@ -11,7 +11,7 @@ use glovebox::ops::{self, Reply, Request};
 use crate::common::{config, user};
 
 /// A memory under the shipped vehicle configuration (config/glovebox-vehicle.toml).
-fn vehicle_memory(dir: &Path) -> Memory {
+pub fn vehicle_memory(dir: &Path) -> Memory {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut c = glovebox::config::Config::load(&root.join("config/glovebox-vehicle.toml")).unwrap();
     c.models = config().models;
