@@ -86,6 +86,13 @@ pub enum EvalCommand {
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
     },
+    /// What extraction sees in a conversation: per speaker and user sentence, the gate's
+    /// probability and the best categories (why something was, or was not, stored).
+    Explain {
+        /// A conversation file, as `remember` takes it.
+        #[arg(long, value_name = "FILE")]
+        conversation: PathBuf,
+    },
 }
 
 /// `glovebox eval ...`.
@@ -103,6 +110,35 @@ pub fn eval(cfg: Config, command: EvalCommand, out: Output) -> Result<()> {
             (rows.as_deref(), write_relevance.as_deref()),
             out,
         ),
+        EvalCommand::Explain { conversation } => {
+            let models = crate::memory::Models::load(&cfg)?;
+            let c = super::read_conversation(&conversation)?;
+            let user = crate::pref::UserId::new("user")?;
+            let schema = models.schema().clone();
+            let mut lines = Vec::new();
+            for part in c.parts(&user) {
+                for s in models.explain(&part.conversation)? {
+                    let best: Vec<serde_json::Value> = s
+                        .best
+                        .iter()
+                        .map(|(d, v)| serde_json::json!([schema.detail(*d).key, v]))
+                        .collect();
+                    lines.push(serde_json::json!({
+                        "speaker": part.speaker.as_str(), "sentence": s.sentence,
+                        "gate": s.gate, "passes": s.passes, "best": best,
+                    }));
+                }
+            }
+            let v = serde_json::Value::Array(lines);
+            out.print_value(&v, || {
+                v.as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|l| format!("{l}\n"))
+                    .collect()
+            });
+            Ok(())
+        }
         EvalCommand::Cases { data, out: rows } => eval_cases(cfg, &data, rows.as_deref(), out),
         EvalCommand::VehicleMemBench {
             history,

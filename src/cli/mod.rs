@@ -358,7 +358,7 @@ fn prefs_request(command: PrefsCommand) -> Result<(Request, Option<String>)> {
     Ok((request, None))
 }
 
-fn read_conversation(path: &Path) -> Result<Conversation> {
+pub(crate) fn read_conversation(path: &Path) -> Result<Conversation> {
     let text = if path == Path::new("-") {
         let mut s = String::new();
         std::io::stdin()

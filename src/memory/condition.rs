@@ -14,14 +14,7 @@
 
 /// Words that open a condition clause.
 const OPENERS: &[&str] = &[
-    "when",
-    "whenever",
-    "if",
-    "while",
-    "during",
-    "once",
-    "until",
-    "unless",
+    "when", "whenever", "if", "while", "during", "once", "until", "unless",
 ];
 
 /// Phrases that start with an opener but set no condition ("if you can", "when possible").
@@ -67,7 +60,9 @@ const TIME_PREPOSITIONS: &[&str] = &["at", "in", "on", "during", "for", "by"];
 
 /// Words that end a condition clause when it runs on into the main clause ("when it's cold I
 /// want ..."): a subject pronoun after the clause's own first words.
-const MAIN_CLAUSE: &[&str] = &["i", "i'd", "i'm", "i'll", "we", "please", "let's", "set", "turn"];
+const MAIN_CLAUSE: &[&str] = &[
+    "i", "i'd", "i'm", "i'll", "we", "please", "let's", "set", "turn",
+];
 
 /// Cosine similarity of a condition and the situation's words at or above which the condition
 /// counts as met when neither the clock nor a number decides it. Chosen a priori, not fitted:
@@ -113,7 +108,10 @@ pub fn find(sentence: &str) -> Option<String> {
         if !opener && !time {
             continue;
         }
-        if NOT_CONDITIONS.iter().any(|n| lower[*start..].starts_with(n)) {
+        if NOT_CONDITIONS
+            .iter()
+            .any(|n| lower[*start..].starts_with(n))
+        {
             continue;
         }
         // A question ("when is dinner?") or a bare "when" at the end sets nothing.
@@ -262,7 +260,9 @@ fn unit(w: &str) -> String {
 /// A threshold on a number ("above 25 degrees", "below 5", "over 30"), compared with the first
 /// number in the situation's words; `None` when the condition has none or the words no number.
 fn by_threshold(cond: &[(usize, usize, String)], words: &str) -> Option<bool> {
-    const ABOVE: &[&str] = &["above", "over", "exceeds", "hotter", "warmer", "higher", "more"];
+    const ABOVE: &[&str] = &[
+        "above", "over", "exceeds", "hotter", "warmer", "higher", "more",
+    ];
     const BELOW: &[&str] = &["below", "under", "colder", "cooler", "lower", "less"];
     let mut dir = None;
     let mut limit = None;
@@ -282,7 +282,12 @@ fn by_threshold(cond: &[(usize, usize, String)], words: &str) -> Option<bool> {
     let numbers: Vec<(f64, Option<String>)> = toks
         .iter()
         .enumerate()
-        .filter_map(|(i, t)| Some((t.2.parse::<f64>().ok()?, toks.get(i + 1).map(|u| unit(&u.2)))))
+        .filter_map(|(i, t)| {
+            Some((
+                t.2.parse::<f64>().ok()?,
+                toks.get(i + 1).map(|u| unit(&u.2)),
+            ))
+        })
         .collect();
     let value = numbers
         .iter()
@@ -348,7 +353,10 @@ mod tests {
         assert_eq!(judge("at night", "", &at(14)), Verdict::Decided(false));
         assert_eq!(judge("in the morning", "", &at(8)), Verdict::Decided(true));
         assert_eq!(judge("during the day", "", &at(12)), Verdict::Decided(true));
-        assert_eq!(judge("at night", "", &Situation::default()), Verdict::BySimilarity);
+        assert_eq!(
+            judge("at night", "", &Situation::default()),
+            Verdict::BySimilarity
+        );
     }
 
     #[test]
@@ -358,10 +366,20 @@ mod tests {
             ..Situation::default()
         };
         let c = "when it is above 25 degrees";
-        assert_eq!(judge(c, "", &facts("outside 28 degrees")), Verdict::Decided(true));
-        assert_eq!(judge(c, "", &facts("outside 18 degrees")), Verdict::Decided(false));
         assert_eq!(
-            judge("when it's below 5 degrees", "it's 2 degrees out", &Situation::default()),
+            judge(c, "", &facts("outside 28 degrees")),
+            Verdict::Decided(true)
+        );
+        assert_eq!(
+            judge(c, "", &facts("outside 18 degrees")),
+            Verdict::Decided(false)
+        );
+        assert_eq!(
+            judge(
+                "when it's below 5 degrees",
+                "it's 2 degrees out",
+                &Situation::default()
+            ),
             Verdict::Decided(true)
         );
         assert_eq!(judge(c, "", &facts("raining")), Verdict::BySimilarity);
@@ -375,7 +393,11 @@ mod tests {
     #[test]
     fn other_conditions_go_to_similarity() {
         assert_eq!(
-            judge("when I pick up Aunt May", "we're getting Aunt May", &Situation::default()),
+            judge(
+                "when I pick up Aunt May",
+                "we're getting Aunt May",
+                &Situation::default()
+            ),
             Verdict::BySimilarity
         );
     }

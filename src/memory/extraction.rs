@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use super::counters::Counters;
 use super::extract::{self, Candidate, Extracted};
-use super::{confidence, lock, typed, values, MemoryError, Models};
+use super::{confidence, correction, lock, typed, values, MemoryError, Models};
 use crate::conversation::Conversation;
 use crate::llm::Request;
 use crate::schema::{DetailSet, ValueKind};
@@ -26,6 +26,17 @@ pub struct Extraction {
     /// asked): with the prompt, what llama.cpp's raw cost is measured on.
     pub decoded_tokens: usize,
     pub ms: f64,
+}
+
+/// One user sentence as extraction sees it ([`Models::explain`]).
+#[derive(Debug, Clone)]
+pub struct SentenceView {
+    pub sentence: String,
+    /// The preference gate's probability.
+    pub gate: f32,
+    pub passes: bool,
+    /// The best categories and their similarity, best first.
+    pub best: Vec<(crate::schema::DetailId, f32)>,
 }
 
 /// Most answers kept in [`Models`]' answer cache.
@@ -90,6 +101,7 @@ impl Models {
                     || !typed::named(d, &sentences[c.sentence]).is_empty()
             })
             .collect();
+        let offered = self.follow_corrections(offered, &sentences, &scores, &passes);
         let mut out = Extraction {
             offered: offered.clone(),
             gate,
@@ -116,6 +128,81 @@ impl Models {
         }
         out.ms = t0.elapsed().as_secs_f64() * 1e3;
         Ok(out)
+    }
+
+    /// What extraction sees in each user sentence: the gate's probability, whether it passes,
+    /// and the three best categories with their scores (`glovebox eval explain` prints it).
+    pub fn explain(&self, conversation: &Conversation) -> Result<Vec<SentenceView>, MemoryError> {
+        let sentences = conversation.user_sentences();
+        let protos = self.prototypes()?;
+        let vecs = self.embed_sentences(&sentences)?;
+        let scores = extract::sentence_scores(&self.schema, &protos, &vecs, None);
+        Ok(sentences
+            .into_iter()
+            .zip(vecs.iter().zip(scores))
+            .map(|(sentence, (v, row))| {
+                let gate = self.gate.probability(v);
+                let mut best: Vec<(crate::schema::DetailId, f32)> = row
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &s)| (self.schema.details()[i].id, s))
+                    .collect();
+                best.sort_by(|a, b| b.1.total_cmp(&a.1));
+                best.truncate(3);
+                SentenceView {
+                    sentence,
+                    gate,
+                    passes: self.gate.passes(gate),
+                    best,
+                }
+            })
+            .collect())
+    }
+
+    /// Moves each typed offer to the speaker's last correction of it in the conversation
+    /// ([`correction::follow`]): "set the ventilation to 3" ... "lower it to 2" stores 2.
+    fn follow_corrections(
+        &self,
+        offered: Vec<Candidate>,
+        sentences: &[String],
+        scores: &[Vec<f32>],
+        passes: &[bool],
+    ) -> Vec<Candidate> {
+        let schema = &self.schema;
+        let info: Vec<correction::Sentence> = scores
+            .iter()
+            .zip(passes)
+            .zip(sentences)
+            .map(|((row, &passes), sentence)| correction::Sentence {
+                passes,
+                refers_back: correction::refers_back(sentence),
+                top: row
+                    .iter()
+                    .enumerate()
+                    .max_by(|a, b| a.1.total_cmp(b.1))
+                    .map(|(i, _)| schema.details()[i].id),
+            })
+            .collect();
+        let typed = |d| {
+            let d = schema.detail(d);
+            match d.kind {
+                ValueKind::Integer | ValueKind::Flag => true,
+                ValueKind::Choice => d.call.is_some(),
+                _ => false,
+            }
+        };
+        let names = |d, i: usize| {
+            let detail = schema.detail(d);
+            match detail.kind {
+                ValueKind::Integer | ValueKind::Flag => {
+                    !typed::named(detail, &sentences[i]).is_empty()
+                }
+                _ => {
+                    !values::named_values(schema, d, std::slice::from_ref(&sentences[i])).is_empty()
+                }
+            }
+        };
+        correction::follow(offered, &info, typed, names)
     }
 
     /// The LLM's answer for one sentence's offer, with each line's confidence and the tokens

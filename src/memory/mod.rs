@@ -9,6 +9,7 @@
 pub mod condition;
 pub mod confidence;
 mod confirm;
+pub mod correction;
 pub mod counters;
 pub mod export;
 pub mod extract;
@@ -42,7 +43,7 @@ use crate::store::{Store, StoreError};
 use crate::worker::WorkerError;
 
 pub use extract::{Candidate, Extracted, Prototype};
-pub use extraction::Extraction;
+pub use extraction::{Extraction, SentenceView};
 pub use models::Models;
 pub use prior::SubPrior;
 pub use recall::{Recalled, RERANK};

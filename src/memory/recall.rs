@@ -4,8 +4,8 @@
 use std::collections::HashSet;
 
 use super::condition::{self, Situation, Verdict};
-use crate::embed::cosine;
 use super::{lock, relevance, Memory, MemoryError};
+use crate::embed::cosine;
 use crate::pref::{Millis, Preference, Status, UserId};
 use crate::schema::{Cardinality, CategoryRef};
 use crate::store::Change;
@@ -84,9 +84,9 @@ impl Memory {
     /// The user's current value(s) of one category, asked for explicitly, so without the
     /// relevance gate: per detail of the category, the newest active value whose condition the
     /// utterance or the situation meets, else the newest unconditional one (a multi-value
-    /// detail: every unconditional value and every met conditional one). Each carries
-    /// relevance 1 and score 1. Nothing stored (or only values whose condition is not met)
-    /// gives an empty list.
+    /// detail: every unconditional value and every met conditional one); a detail with only
+    /// conditional values, none met, gives its newest, marked not met. Each carries relevance
+    /// 1 and score 1. Nothing stored gives an empty list.
     pub fn recall_category(
         &self,
         user: &UserId,
@@ -94,7 +94,7 @@ impl Memory {
         text: &str,
         situation: &Situation,
     ) -> Result<Vec<Recalled>, MemoryError> {
-        let mut query: Option<Vec<f32>> = None;
+        let mut pieces: Option<Vec<Vec<f32>>> = None;
         let mut out = Vec::new();
         for detail in self.schema.details_of(category) {
             let mut active: Vec<Preference> = self
@@ -104,57 +104,96 @@ impl Memory {
                 .filter(|p| p.status == Status::Active)
                 .collect();
             active.sort_by_key(|p| std::cmp::Reverse((p.updated, p.id)));
-            let mut met = Vec::new();
-            let mut plain = Vec::new();
+            let (mut met, mut unmet, mut plain) = (Vec::new(), Vec::new(), Vec::new());
             for p in active {
                 match p.condition.as_deref() {
                     None => plain.push((p, None)),
                     Some(c) => {
-                        if query.is_none() && condition::judge(c, text, situation) == Verdict::BySimilarity {
-                            query = Some(self.models.embed_urgent(&situation.words(text))?);
+                        if pieces.is_none()
+                            && condition::judge(c, text, situation) == Verdict::BySimilarity
+                        {
+                            pieces = Some(self.situation_vectors(text, None, situation)?);
                         }
-                        if self.condition_met(c, text, query.as_deref(), situation)? {
+                        if self.condition_met(c, text, pieces.as_deref(), situation)? {
                             met.push((p, Some(true)));
+                        } else {
+                            unmet.push((p, Some(false)));
                         }
                     }
                 }
             }
             let single = self.schema.detail(detail).cardinality == Cardinality::Single;
+            // Only conditional values, none met: the newest is still what is known of the
+            // setting, marked as not met.
+            if plain.is_empty() && met.is_empty() {
+                plain = unmet.into_iter().take(1).collect();
+            }
             let chosen: Vec<(Preference, Option<bool>)> = match (single, met.is_empty()) {
                 (true, false) => met.into_iter().take(1).collect(),
                 (true, true) => plain.into_iter().take(1).collect(),
                 (false, _) => met.into_iter().chain(plain).collect(),
             };
-            out.extend(chosen.into_iter().map(|(preference, condition_met)| Recalled {
-                preference,
-                score: 1.0,
-                cosine: 0.0,
-                log_prior: 0.0,
-                features: [0.0; relevance::FEATURES],
-                relevance: 1.0,
-                condition_met,
-            }));
+            out.extend(
+                chosen
+                    .into_iter()
+                    .map(|(preference, condition_met)| Recalled {
+                        preference,
+                        score: 1.0,
+                        cosine: 0.0,
+                        log_prior: 0.0,
+                        features: [0.0; relevance::FEATURES],
+                        relevance: 1.0,
+                        condition_met,
+                    }),
+            );
         }
         self.touch(&out);
         Ok(out)
     }
 
+    /// The embeddings a condition is compared with: the utterance (`query`, when already
+    /// embedded) and each sentence of the situation's facts, each on its own so that a long
+    /// narration does not dilute the one sentence that meets a condition.
+    fn situation_vectors(
+        &self,
+        text: &str,
+        query: Option<&[f32]>,
+        situation: &Situation,
+    ) -> Result<Vec<Vec<f32>>, MemoryError> {
+        let mut out = Vec::new();
+        match query {
+            Some(q) => out.push(q.to_vec()),
+            None if !text.trim().is_empty() => out.push(self.models.embed_urgent(text)?),
+            None => {}
+        }
+        for fact in &situation.facts {
+            for s in crate::conversation::split_sentences(fact) {
+                out.push(self.models.embed_urgent(&s)?);
+            }
+        }
+        Ok(out)
+    }
+
     /// Whether a condition is met: by the clock or a number ([`condition::judge`]), else by the
-    /// similarity of the condition and the situation's words (`words`: their embedding, `None`
-    /// when the judge decided without it).
+    /// best similarity of the condition and the utterance or a fact sentence (`pieces`: their
+    /// embeddings, `None` when the judge decided without them).
     fn condition_met(
         &self,
         cond: &str,
         text: &str,
-        words: Option<&[f32]>,
+        pieces: Option<&[Vec<f32>]>,
         situation: &Situation,
     ) -> Result<bool, MemoryError> {
         Ok(match condition::judge(cond, text, situation) {
             Verdict::Decided(v) => v,
-            Verdict::BySimilarity => match words {
-                Some(w) => {
+            Verdict::BySimilarity => match pieces {
+                Some(pieces) => {
                     let c = self.models.embed_urgent(cond)?;
-                    cosine(&c, w) >= condition::SIMILAR
+                    pieces
+                        .iter()
+                        .map(|p| cosine(&c, p))
+                        .fold(f32::NEG_INFINITY, f32::max)
+                        >= condition::SIMILAR
                 }
                 None => false,
             },
@@ -175,14 +214,10 @@ impl Memory {
         if out.iter().all(|r| r.preference.condition.is_none()) {
             return Ok(());
         }
-        let words = if situation.facts.is_empty() {
-            query.to_vec()
-        } else {
-            self.models.embed_urgent(&situation.words(text))?
-        };
+        let pieces = self.situation_vectors(text, Some(query), situation)?;
         for r in out.iter_mut() {
             if let Some(c) = r.preference.condition.clone() {
-                r.condition_met = Some(self.condition_met(&c, text, Some(&words), situation)?);
+                r.condition_met = Some(self.condition_met(&c, text, Some(&pieces), situation)?);
             }
         }
         let single = |d| self.schema.detail(d).cardinality == Cardinality::Single;

@@ -79,9 +79,13 @@ pub fn local_time(t: &str) -> Result<(u32, u32), String> {
     match hm {
         (Some(h), Some(m)) => match (h.parse::<u32>(), m.get(..2).unwrap_or(m).parse::<u32>()) {
             (Ok(h), Ok(m)) if h < 24 && m < 60 => Ok((h, m)),
-            _ => Err(format!("context.time {t:?} is not a clock time (HH:MM) or RFC 3339")),
+            _ => Err(format!(
+                "context.time {t:?} is not a clock time (HH:MM) or RFC 3339"
+            )),
         },
-        _ => Err(format!("context.time {t:?} is not a clock time (HH:MM) or RFC 3339")),
+        _ => Err(format!(
+            "context.time {t:?} is not a clock time (HH:MM) or RFC 3339"
+        )),
     }
 }
 
@@ -300,7 +304,9 @@ pub fn run(target: Target<'_>, request: Request) -> Result<Reply, OpError> {
             ..
         } => {
             let c = category(&c)?;
-            let hits = target.memory()?.recall_category(&user, c, &text, &context)?;
+            let hits = target
+                .memory()?
+                .recall_category(&user, c, &text, &context)?;
             let recalled = hits.iter().map(|r| WireRecalled::new(schema, r)).collect();
             Reply::Recalled { recalled }
         }

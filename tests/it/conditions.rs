@@ -24,7 +24,13 @@ fn at(hour: u32) -> Situation {
 }
 
 /// The value `recall_category` gives for a detail, with whether a condition decided it.
-fn current(m: &Memory, who: &str, key: &str, text: &str, s: &Situation) -> Option<(String, Option<bool>)> {
+fn current(
+    m: &Memory,
+    who: &str,
+    key: &str,
+    text: &str,
+    s: &Situation,
+) -> Option<(String, Option<bool>)> {
     let d = m.schema().detail_by_key(key).unwrap();
     m.recall_category(&user(who), CategoryRef::Detail(d), text, s)
         .unwrap()
@@ -38,9 +44,13 @@ fn a_night_preference_is_recalled_at_night_and_not_by_day() {
     let dir = tempfile::tempdir().unwrap();
     let m = vehicle_memory(dir.path());
     let ann = user("ann");
-    m.remember(&ann, &conv("I like the HUD brightness at 8.")).unwrap();
+    m.remember(&ann, &conv("I like the HUD brightness at 8."))
+        .unwrap();
     let out = m
-        .remember(&ann, &conv("At night I want the HUD brightness at 3, it glares."))
+        .remember(
+            &ann,
+            &conv("At night I want the HUD brightness at 3, it glares."),
+        )
         .unwrap();
     let night = out
         .iter()
@@ -51,11 +61,23 @@ fn a_night_preference_is_recalled_at_night_and_not_by_day() {
     assert_eq!(m.list(&ann).unwrap().len(), 2);
 
     let key = "hud_brightness_level";
-    assert_eq!(current(&m, "ann", key, "", &at(22)), Some(("3".into(), Some(true))));
-    assert_eq!(current(&m, "ann", key, "", &at(10)), Some(("8".into(), None)));
+    assert_eq!(
+        current(&m, "ann", key, "", &at(22)),
+        Some(("3".into(), Some(true)))
+    );
+    assert_eq!(
+        current(&m, "ann", key, "", &at(10)),
+        Some(("8".into(), None))
+    );
     // Without a clock, "at night" is judged by the words: a sunny noon is not night.
     assert_eq!(
-        current(&m, "ann", key, "It's so bright and sunny at noon.", &Situation::default()),
+        current(
+            &m,
+            "ann",
+            key,
+            "It's so bright and sunny at noon.",
+            &Situation::default()
+        ),
         Some(("8".into(), None))
     );
 
@@ -76,7 +98,8 @@ fn a_situation_condition_is_met_by_what_the_moment_says() {
     let dir = tempfile::tempdir().unwrap();
     let m = vehicle_memory(dir.path());
     let pat = user("patricia");
-    m.remember(&pat, &conv("I prefer the air circulation set to outside.")).unwrap();
+    m.remember(&pat, &conv("I prefer the air circulation set to outside."))
+        .unwrap();
     m.remember(
         &pat,
         &conv("When I drive through the industrial district, I always switch air circulation to inside to avoid the fumes."),
@@ -119,7 +142,8 @@ fn category_recall_skips_the_gate_and_names_bad_input() {
     let dir = tempfile::tempdir().unwrap();
     let m = vehicle_memory(dir.path());
     let ann = user("ann");
-    m.remember(&ann, &conv("I like the HUD brightness at 8.")).unwrap();
+    m.remember(&ann, &conv("I like the HUD brightness at 8."))
+        .unwrap();
     // Words that serve no stored preference: the gated recall says nothing...
     let gated = ops::execute(
         &m,
@@ -132,7 +156,10 @@ fn category_recall_skips_the_gate_and_names_bad_input() {
         },
     )
     .unwrap();
-    assert!(matches!(&gated, Reply::Recalled { recalled } if recalled.is_empty()), "{gated:?}");
+    assert!(
+        matches!(&gated, Reply::Recalled { recalled } if recalled.is_empty()),
+        "{gated:?}"
+    );
     // ...while the category, asked for explicitly, gives its current value.
     let asked = ops::execute(
         &m,
@@ -160,7 +187,10 @@ fn category_recall_skips_the_gate_and_names_bad_input() {
     )
     .unwrap_err();
     assert_eq!(unknown.code, Code::UnknownCategory, "{unknown}");
-    assert!(unknown.to_string().contains("hud_colour_wheel"), "{unknown}");
+    assert!(
+        unknown.to_string().contains("hud_colour_wheel"),
+        "{unknown}"
+    );
 }
 
 #[test]
@@ -168,7 +198,8 @@ fn conditions_round_trip_through_export_and_import() {
     let dir = tempfile::tempdir().unwrap();
     let m = vehicle_memory(dir.path());
     let ann = user("ann");
-    m.remember(&ann, &conv("At night I want the HUD brightness at 3.")).unwrap();
+    m.remember(&ann, &conv("At night I want the HUD brightness at 3."))
+        .unwrap();
     let Reply::Exported(doc) = ops::execute(&m, Request::Export { user: ann.clone() }).unwrap()
     else {
         panic!("export answered something else")
@@ -185,5 +216,8 @@ fn conditions_round_trip_through_export_and_import() {
     )
     .unwrap();
     let p = &m2.list(&ann).unwrap()[0];
-    assert_eq!((p.attribute.as_str(), p.condition.as_deref()), ("3", Some("at night")));
+    assert_eq!(
+        (p.attribute.as_str(), p.condition.as_deref()),
+        ("3", Some("at night"))
+    );
 }

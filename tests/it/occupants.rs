@@ -129,3 +129,24 @@ fn the_vehicle_schema_round_trips_remember_recall_and_export() {
     assert_eq!(imported.to_json()["imported"], 1);
     assert_eq!(headrest(&m2, "bob"), ["44"]);
 }
+
+#[test]
+fn a_correction_later_in_the_conversation_is_what_is_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    let c = conv(
+        r#"[{"role":"user","speaker":"justin","text":"I like the seat ventilation speed at 3."},
+            {"role":"user","speaker":"gary","text":"Good call, the afternoon sun is relentless."},
+            {"role":"user","speaker":"justin","text":"Hmm, that's too strong, I can feel the draft. Lower it to 2."}]"#,
+    );
+    m.remember(&user("justin"), &c).unwrap();
+    let d = m.schema().detail_by_key("seat_ventilation_speed").unwrap();
+    let vent: Vec<String> = m
+        .list(&user("justin"))
+        .unwrap()
+        .into_iter()
+        .filter(|p| p.detail == d)
+        .map(|p| p.attribute)
+        .collect();
+    assert_eq!(vent, ["2"]);
+}

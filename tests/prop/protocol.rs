@@ -4,9 +4,9 @@
 
 use std::collections::BTreeSet;
 
-use glovebox::memory::condition::Situation;
 use glovebox::conversation::Conversation;
 use glovebox::ipc::protocol::{self, Incoming, Message, OPS};
+use glovebox::memory::condition::Situation;
 use glovebox::ops::{ForgetSpec, OpError, Request};
 use proptest::prelude::*;
 use serde_json::Value;

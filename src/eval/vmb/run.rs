@@ -19,9 +19,9 @@ use serde_json::{json, Value};
 
 use super::{cabin, load_history, load_questions, Call, Question};
 use crate::eval::carmem::EvalError;
+use crate::memory::condition::Situation;
 use crate::memory::{Memory, Models};
 use crate::pref::{Preference, UserId};
-use crate::memory::condition::Situation;
 use crate::schema::{CategoryRef, DetailId, Schema, FLAG_OFF, FLAG_ON};
 
 /// The numbered files of a folder: `history_N.txt` / `qa_N.json`, N = 1..=files.
@@ -205,7 +205,11 @@ pub fn moment(query: &str, people: &BTreeMap<String, UserId>) -> (String, Situat
     let occupants = people
         .iter()
         .filter(|(name, _)| {
-            let first = name.split_whitespace().next().unwrap_or(name).to_lowercase();
+            let first = name
+                .split_whitespace()
+                .next()
+                .unwrap_or(name)
+                .to_lowercase();
             lower.contains(&first)
         })
         .map(|(_, id)| id.as_str().to_string())
@@ -224,7 +228,9 @@ fn clock(text: &str) -> Option<(u32, u32)> {
     words.iter().enumerate().find_map(|(i, w)| {
         let (h, m) = w.trim_end_matches([',', '.']).split_once(':')?;
         let (h, m): (u32, u32) = (h.parse().ok()?, m.get(..2)?.parse().ok()?);
-        let half = words.get(i + 1).map(|s| s.trim_end_matches([',', '.']).to_uppercase());
+        let half = words
+            .get(i + 1)
+            .map(|s| s.trim_end_matches([',', '.']).to_uppercase());
         let h = match half.as_deref() {
             Some("PM") if h < 12 => h + 12,
             Some("AM") if h == 12 => 0,
@@ -362,17 +368,24 @@ mod tests {
 
     #[test]
     fn a_query_gives_the_words_and_the_moment() {
-        let people: BTreeMap<String, UserId> = [("Patricia Garcia", "patricia"), ("Justin Martinez", "justin"), ("Gary Allen", "gary")]
-            .into_iter()
-            .map(|(n, u)| (n.to_string(), UserId::new(u).unwrap()))
-            .collect();
+        let people: BTreeMap<String, UserId> = [
+            ("Patricia Garcia", "patricia"),
+            ("Justin Martinez", "justin"),
+            ("Gary Allen", "gary"),
+        ]
+        .into_iter()
+        .map(|(n, u)| (n.to_string(), UserId::new(u).unwrap()))
+        .collect();
         let (spoken, s) = moment(
             "At 8:30 PM, Patricia was driving Justin. She saw the smokestacks ahead and said: 'Here comes the smog zone.'",
             &people,
         );
         assert_eq!(spoken, "Here comes the smog zone.");
         assert_eq!(s.local_time, Some((20, 30)));
-        assert_eq!(s.occupants, vec!["justin".to_string(), "patricia".to_string()]);
+        assert_eq!(
+            s.occupants,
+            vec!["justin".to_string(), "patricia".to_string()]
+        );
         assert!(s.facts[0].contains("smokestacks"));
         assert_eq!(clock("At 12:00 AM, x"), Some((0, 0)));
         assert_eq!(clock("no time here"), None);

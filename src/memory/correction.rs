@@ -1,0 +1,160 @@
+//! Corrections within one conversation: a speaker sets a typed setting and then corrects it
+//! ("set the seat ventilation to level 3" ... "that's too strong, lower it to level 2"). The
+//! correction rarely names the setting again, so the embedder cannot place it on its own; the
+//! last word stands, so the setting's offer moves to the correcting sentence.
+//!
+//! A later sentence takes over a typed offer (integer, flag, or a vehicle setting's choice)
+//! when it states a preference (passes the gate) or refers back to something said ("lower
+//! *it*", "make *that* 2": [`refers_back`]), offers nothing of its own, names a value of that
+//! setting's type, and its best category is that setting or no other offered one. Pure: the
+//! caller passes what the sentence names.
+
+use super::extract::Candidate;
+use crate::schema::DetailId;
+
+/// What extraction knows of one user sentence of the conversation.
+#[derive(Debug, Clone, Copy)]
+pub struct Sentence {
+    /// Whether it passes the preference gate.
+    pub passes: bool,
+    /// Whether it refers back to something already said ([`refers_back`]).
+    pub refers_back: bool,
+    /// Its best category, if any scores.
+    pub top: Option<DetailId>,
+}
+
+/// Whether a sentence refers back with a pronoun ("it", "that", "this", "one"): a
+/// correction of what was just set rarely names the setting again.
+pub fn refers_back(sentence: &str) -> bool {
+    sentence
+        .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
+        .any(|w| {
+            matches!(
+                w.to_lowercase().replace('’', "'").as_str(),
+                "it" | "that" | "this" | "one" | "that's" | "it's"
+            )
+        })
+}
+
+/// Moves each typed offer to the last later sentence that corrects it. `typed(d)` says whether
+/// the detail is typed (its values can be read without the LLM); `names(d, i)` whether
+/// sentence `i` names a value of detail `d`'s type.
+pub fn follow(
+    offered: Vec<Candidate>,
+    sentences: &[Sentence],
+    typed: impl Fn(DetailId) -> bool,
+    names: impl Fn(DetailId, usize) -> bool,
+) -> Vec<Candidate> {
+    let taken: Vec<usize> = offered.iter().map(|c| c.sentence).collect();
+    let offered_details: Vec<DetailId> = offered.iter().map(|c| c.detail).collect();
+    let mut claimed: Vec<usize> = Vec::new();
+    offered
+        .into_iter()
+        .map(|mut c| {
+            if !typed(c.detail) {
+                return c;
+            }
+            let later = (c.sentence + 1..sentences.len()).rev().find(|&i| {
+                let s = sentences[i];
+                let own_or_free = match s.top {
+                    Some(d) => d == c.detail || !offered_details.contains(&d),
+                    None => true,
+                };
+                (s.passes || s.refers_back)
+                    && own_or_free
+                    && !taken.contains(&i)
+                    && !claimed.contains(&i)
+                    && names(c.detail, i)
+            });
+            if let Some(i) = later {
+                claimed.push(i);
+                c.sentence = i;
+            }
+            c
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::schema::Schema;
+
+    /// Two details of the embedded schema, standing for two settings.
+    fn ids() -> (DetailId, DetailId) {
+        let s = Schema::embedded();
+        (s.details()[3].id, s.details()[7].id)
+    }
+
+    fn cand(detail: DetailId, sentence: usize) -> Candidate {
+        Candidate {
+            detail,
+            score: 0.5,
+            sentence,
+        }
+    }
+
+    fn s(passes: bool, top: Option<DetailId>) -> Sentence {
+        Sentence {
+            passes,
+            refers_back: false,
+            top,
+        }
+    }
+
+    #[test]
+    fn pronouns_refer_back() {
+        assert!(refers_back("Lower it to level 2."));
+        assert!(refers_back("Make that a 4."));
+        assert!(!refers_back("I've been driving for 3 hours."));
+        assert!(!refers_back("Italian food is great."));
+    }
+
+    #[test]
+    fn the_last_correction_takes_the_offer() {
+        let (vent, volume) = ids();
+        // 0: "set the ventilation to 3", 1: small talk, 2: "lower it to 2", 3: "no, to 1".
+        let sentences = [
+            s(true, Some(vent)),
+            s(false, None),
+            s(true, Some(volume)),
+            s(true, None),
+        ];
+        let names = |_, i| i != 1;
+        let out = follow(vec![cand(vent, 0)], &sentences, |_| true, names);
+        assert_eq!(out[0].sentence, 3);
+    }
+
+    #[test]
+    fn a_sentence_about_another_offered_setting_or_without_a_value_is_left_alone() {
+        let (vent, volume) = ids();
+        let sentences = [s(true, Some(vent)), s(true, Some(volume)), s(true, None)];
+        let offered = vec![cand(vent, 0), cand(volume, 1)];
+        // Sentence 2 names no value: nothing moves; sentence 1 is volume's own.
+        let out = follow(offered.clone(), &sentences, |_| true, |_, i| i == 1);
+        assert_eq!(out, offered);
+        // A sentence that fails the gate and refers to nothing said is no correction...
+        let sentences = [s(true, Some(vent)), s(false, None)];
+        let out = follow(vec![cand(vent, 0)], &sentences, |_| true, |_, _| true);
+        assert_eq!(out[0].sentence, 0);
+        // ...one that refers back is.
+        let mut back = s(false, None);
+        back.refers_back = true;
+        let out = follow(
+            vec![cand(vent, 0)],
+            &[s(true, Some(vent)), back],
+            |_| true,
+            |_, _| true,
+        );
+        assert_eq!(out[0].sentence, 1);
+    }
+
+    #[test]
+    fn untyped_offers_stay() {
+        let (vent, _) = ids();
+        let sentences = [s(true, Some(vent)), s(true, None)];
+        let out = follow(vec![cand(vent, 0)], &sentences, |_| false, |_, _| true);
+        assert_eq!(out[0].sentence, 0);
+    }
+}
