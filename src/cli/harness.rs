@@ -92,6 +92,9 @@ pub enum EvalCommand {
         /// A conversation file, as `remember` takes it.
         #[arg(long, value_name = "FILE")]
         conversation: PathBuf,
+        /// Leave out the labelled examples whose `source` is this.
+        #[arg(long)]
+        exclude: Option<String>,
     },
 }
 
@@ -110,14 +113,17 @@ pub fn eval(cfg: Config, command: EvalCommand, out: Output) -> Result<()> {
             (rows.as_deref(), write_relevance.as_deref()),
             out,
         ),
-        EvalCommand::Explain { conversation } => {
+        EvalCommand::Explain {
+            conversation,
+            exclude,
+        } => {
             let models = crate::memory::Models::load(&cfg)?;
             let c = super::read_conversation(&conversation)?;
             let user = crate::pref::UserId::new("user")?;
             let schema = models.schema().clone();
             let mut lines = Vec::new();
             for part in c.parts(&user) {
-                for s in models.explain(&part.conversation)? {
+                for s in models.explain(&part.conversation, exclude.as_deref())? {
                     let best: Vec<serde_json::Value> = s
                         .best
                         .iter()

@@ -132,11 +132,15 @@ impl Models {
 
     /// What extraction sees in each user sentence: the gate's probability, whether it passes,
     /// and the three best categories with their scores (`glovebox eval explain` prints it).
-    pub fn explain(&self, conversation: &Conversation) -> Result<Vec<SentenceView>, MemoryError> {
+    pub fn explain(
+        &self,
+        conversation: &Conversation,
+        exclude: Option<&str>,
+    ) -> Result<Vec<SentenceView>, MemoryError> {
         let sentences = conversation.user_sentences();
         let protos = self.prototypes()?;
         let vecs = self.embed_sentences(&sentences)?;
-        let scores = extract::sentence_scores(&self.schema, &protos, &vecs, None);
+        let scores = extract::sentence_scores(&self.schema, &protos, &vecs, exclude);
         Ok(sentences
             .into_iter()
             .zip(vecs.iter().zip(scores))

@@ -21,10 +21,23 @@ impl Memory {
         user: &UserId,
         conversation: &Conversation,
     ) -> Result<Vec<Outcome>, MemoryError> {
+        self.remember_excluding(user, conversation, None)
+    }
+
+    /// [`Memory::remember`], leaving out the labelled examples that came from `exclude` (an
+    /// evaluation measures each household without its own words among the examples).
+    pub fn remember_excluding(
+        &self,
+        user: &UserId,
+        conversation: &Conversation,
+        exclude: Option<&str>,
+    ) -> Result<Vec<Outcome>, MemoryError> {
         let mut out = Vec::new();
         for part in conversation.parts(user) {
             let allowed = self.allowed(&part.speaker)?;
-            let extraction = self.extract(&part.conversation, &allowed)?;
+            let extraction =
+                self.models
+                    .extract_excluding(&part.conversation, &allowed, exclude)?;
             let mut items: Vec<_> = extraction
                 .items
                 .iter()
