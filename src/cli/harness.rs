@@ -132,6 +132,7 @@ pub fn eval(cfg: Config, command: EvalCommand, out: Output) -> Result<()> {
                     lines.push(serde_json::json!({
                         "speaker": part.speaker.as_str(), "sentence": s.sentence,
                         "gate": s.gate, "passes": s.passes, "best": best,
+                        "condition": s.condition,
                     }));
                 }
             }

@@ -32,6 +32,23 @@ const NOT_CONDITIONS: &[&str] = &[
     "when you get a chance",
 ];
 
+/// Conditions that always hold in a car, so set none ("when I drive, I want the mirror
+/// heating on" is a plain preference): compared with the whole condition, case folded.
+const ALWAYS: &[&str] = &[
+    "when i drive",
+    "when i'm driving",
+    "when i am driving",
+    "while i drive",
+    "while i'm driving",
+    "while driving",
+    "while you drive",
+    "while you're driving",
+    "when we drive",
+    "when i'm in the car",
+    "when i am in the car",
+    "when we're in the car",
+];
+
 /// Times of day and of year, with the local hours (start, end; end exclusive, wrapping past
 /// midnight) during which each holds; `None`: a season or kind of day the clock cannot tell.
 const TIMES: &[(&str, Option<(u32, u32)>)] = &[
@@ -127,7 +144,9 @@ pub fn find(sentence: &str) -> Option<String> {
             main_clause_start(&toks, i, end).unwrap_or(end)
         };
         let text = sentence[*start..end].trim();
-        if text.split_whitespace().count() < 2 {
+        if text.split_whitespace().count() < 2
+            || ALWAYS.contains(&text.to_lowercase().replace('’', "'").as_str())
+        {
             continue;
         }
         return Some(lower_first(text));
@@ -240,9 +259,17 @@ pub fn judge(condition: &str, utterance: &str, situation: &Situation) -> Verdict
         } else {
             h >= from || h < to
         };
-        // A condition that is only a time of day is decided by the clock; one that says more
-        // ("at night on the motorway") must also be similar, and is not met outside its hours.
-        let only_time = cond.len() <= 4;
+        // A condition that is only a time of day ("at night", "when I drive at night") is
+        // decided by the clock; one that says more ("at night on the motorway") must also be
+        // similar, and is not met outside its hours.
+        const FILLER: &[&str] = &[
+            "when", "whenever", "while", "if", "during", "at", "in", "on", "the", "a", "i", "i'm",
+            "we", "we're", "it", "it's", "is", "am", "are", "drive", "driving", "late", "early",
+            "for", "by",
+        ];
+        let only_time = cond
+            .iter()
+            .all(|t| FILLER.contains(&t.2.as_str()) || TIMES.iter().any(|(w, _)| *w == t.2));
         return match (inside, only_time) {
             (false, _) => Verdict::Decided(false),
             (true, true) => Verdict::Decided(true),
@@ -340,6 +367,14 @@ mod tests {
         assert_eq!(find("I always like jazz, if possible."), None);
         assert_eq!(find("At 10 I need the headrest up."), None);
         assert_eq!(find("When is dinner?"), None);
+        assert_eq!(
+            find("I always keep the mirror heating on when I drive."),
+            None
+        );
+        assert_eq!(
+            find("When I drive at night, the mirror glare bothers me.").as_deref(),
+            Some("when I drive at night")
+        );
     }
 
     #[test]

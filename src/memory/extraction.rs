@@ -37,6 +37,8 @@ pub struct SentenceView {
     pub passes: bool,
     /// The best categories and their similarity, best first.
     pub best: Vec<(crate::schema::DetailId, f32)>,
+    /// The condition a preference from it would hold under (`memory::condition`).
+    pub condition: Option<String>,
 }
 
 /// Most answers kept in [`Models`]' answer cache.
@@ -154,6 +156,7 @@ impl Models {
                 best.sort_by(|a, b| b.1.total_cmp(&a.1));
                 best.truncate(3);
                 SentenceView {
+                    condition: super::condition::find(&sentence),
                     sentence,
                     gate,
                     passes: self.gate.passes(gate),
