@@ -392,6 +392,18 @@ mod tests {
             judge("at night", "", &Situation::default()),
             Verdict::BySimilarity
         );
+        assert_eq!(
+            judge("when I drive at night", "", &at(23)),
+            Verdict::Decided(true)
+        );
+        assert_eq!(
+            judge("at night on the motorway", "", &at(23)),
+            Verdict::BySimilarity
+        );
+        assert_eq!(
+            judge("at night on the motorway", "", &at(13)),
+            Verdict::Decided(false)
+        );
     }
 
     #[test]
