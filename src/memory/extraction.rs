@@ -93,15 +93,11 @@ impl Models {
             x.shortlist,
             x.max_preferences,
         );
-        // A typed detail (integer, flag) whose value the evidence sentence does not name has
-        // nothing to store: no question is asked.
+        // A detail whose value must be named to be stored, and whose value the user's words do
+        // not name, has nothing to store: no question is asked.
         let offered: Vec<Candidate> = offered
             .into_iter()
-            .filter(|c| {
-                let d = self.schema.detail(c.detail);
-                !matches!(d.kind, ValueKind::Integer | ValueKind::Flag)
-                    || !typed::named(d, &sentences[c.sentence]).is_empty()
-            })
+            .filter(|c| !self.nothing_named(c, &sentences))
             .collect();
         let offered = self.follow_corrections(offered, &sentences, &scores, &passes);
         let mut out = Extraction {
@@ -229,15 +225,17 @@ impl Models {
         // A typed detail (integer, flag) whose one value the sentence names: the gate already
         // judged the sentence a preference and there is no other value to weigh, so the model
         // is not asked (the 270M model often answers `none` to a bare small number). The same
-        // holds for a vehicle setting's enum (a choice detail with a vehicle call) whose one
-        // value the sentence names and does not turn down; CarMem's choice details (no call)
-        // still ask.
+        // holds for a vehicle setting's enum (a choice detail with a vehicle call), or its free
+        // text with example values (a colour), whose one value the sentence names and does not
+        // turn down; CarMem's choice details (no call) still ask.
         if let [only] = offered {
             let d = self.schema.detail(only.detail);
             let evidence = &sentences[only.sentence];
             let named: Vec<String> = match d.kind {
                 ValueKind::Integer | ValueKind::Flag => typed::named(d, evidence),
-                ValueKind::Choice if d.call.is_some() && !values::negates(evidence) => {
+                ValueKind::Choice | ValueKind::Text
+                    if d.call.is_some() && !d.attributes.is_empty() && !values::negates(evidence) =>
+                {
                     values::named_values(&self.schema, only.detail, std::slice::from_ref(evidence))
                         .iter()
                         .map(|v| v.to_string())
@@ -250,6 +248,12 @@ impl Models {
                 return Ok((format!(" {v}\n"), vec![1.0], 0));
             }
         }
+        tracing::debug!(
+            details = ?offered.iter().map(|c| self.schema.detail(c.detail).key.as_str()).collect::<Vec<_>>(),
+            sentence = %sentences[offered[0].sentence],
+            prompt_chars = request.prompt.len(),
+            "extraction asks the LLM"
+        );
         let llm = self.load_llm()?;
         let tl = Instant::now();
         Counters::add(&self.counters.extract_llm, 1);
@@ -298,6 +302,24 @@ impl Models {
         }
         answers.insert(key, (text.clone(), conf.clone()));
         Ok((text, conf, decoded))
+    }
+
+    /// Whether an offered detail's value must be named in the user's words to be stored and is
+    /// not: a typed detail (integer, flag) whose value the evidence sentence does not name, or
+    /// a vehicle setting's enum (a choice detail with a vehicle call) none of whose values the
+    /// conversation's sentences name. Asking the model then can only yield `none` or a value
+    /// nobody said (on VehicleMemBench the 270M model answered `12h` for the time format of
+    /// "It always takes longer than expected."). CarMem's choice details (no call) and free
+    /// text still ask.
+    fn nothing_named(&self, c: &Candidate, sentences: &[String]) -> bool {
+        let d = self.schema.detail(c.detail);
+        match d.kind {
+            ValueKind::Integer | ValueKind::Flag => typed::named(d, &sentences[c.sentence]).is_empty(),
+            ValueKind::Choice if d.call.is_some() => {
+                values::named_values(&self.schema, c.detail, sentences).is_empty()
+            }
+            _ => false,
+        }
     }
 
     /// The LLM request that extraction makes for these user sentences and offered categories:
