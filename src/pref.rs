@@ -97,6 +97,10 @@ pub struct Preference {
     pub updated: Millis,
     /// When recall last returned it (for retention), if ever.
     pub last_recalled: Option<Millis>,
+    /// When Glovebox last wrote it (created, passed, confirmed), by its own clock: retention
+    /// counts from this and `last_recalled`, not from `updated`, which is when the words were
+    /// said (ingesting an old history expires nothing).
+    pub last_written: Millis,
     /// For a pending preference that an uncertain update produced: the preference it replaces
     /// once confirmed (that one stays active until then). `None` otherwise.
     pub replaces: Option<PreferenceId>,

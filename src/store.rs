@@ -99,6 +99,10 @@ struct PrefRecord {
     /// Added without a format change, like `replaces`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     condition: Option<String>,
+    /// Added without a format change: records written before it read as `None`, and their
+    /// `updated` stands in for it.
+    #[serde(default)]
+    last_written: Option<u64>,
 }
 
 /// The redb store of one data directory.
@@ -217,6 +221,7 @@ impl Store {
             last_recalled: p.last_recalled.map(|m| m.0),
             replaces: p.replaces.map(|r| r.0),
             condition: p.condition.clone(),
+            last_written: Some(p.last_written.0),
         }
     }
 
@@ -244,6 +249,7 @@ impl Store {
             last_recalled: r.last_recalled.map(Millis),
             replaces: r.replaces.map(PreferenceId),
             condition: r.condition,
+            last_written: Millis(r.last_written.unwrap_or(r.updated)),
         })
     }
 

@@ -326,6 +326,7 @@ mod tests {
             last_recalled: None,
             replaces: None,
             condition: None,
+            last_written: Millis(0),
         }
     }
 

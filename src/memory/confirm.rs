@@ -36,10 +36,12 @@ impl Memory {
         let _w = lock(&self.write);
         let before = self.pending(user, id)?;
         let stored = self.in_slot(user, before.detail, before.condition.as_deref())?;
+        let now = Millis::now();
         let cx = lifecycle::Context {
             schema: &self.schema,
             user,
-            now: Millis::now(),
+            now,
+            wrote: now,
         };
         let step = lifecycle::confirmation(cx, before, &stored);
         self.commit(

@@ -50,6 +50,7 @@ impl Memory {
             schema: &self.schema,
             user,
             now,
+            wrote: now,
         };
         let changes = lifecycle::deletion(cx, &prefs, op);
         if !prefs.is_empty() {
@@ -77,6 +78,7 @@ impl Memory {
             schema: &self.schema,
             user,
             now,
+            wrote: now,
         };
         let mut changes = vec![
             Change::OptOut(user.clone(), key.clone()),

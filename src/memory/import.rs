@@ -46,6 +46,7 @@ impl Memory {
                 last_recalled: None,
                 replaces: None,
                 condition: n.condition,
+                last_written: now,
             })
             .collect();
         let mut changes = Vec::new();

@@ -27,7 +27,10 @@ use crate::store::Change;
 pub struct Context<'a> {
     pub schema: &'a Schema,
     pub user: &'a UserId,
+    /// When the words were said (or the operation happened): a preference's `updated`.
     pub now: Millis,
+    /// Glovebox's clock at this write: a written preference's `last_written`.
+    pub wrote: Millis,
 }
 
 /// What one lifecycle step does: the changes to apply in one transaction, and what the index
@@ -105,6 +108,7 @@ fn pass(
         }
     }
     p.updated = cx.now;
+    p.last_written = cx.wrote;
     p.confidence = p.confidence.max(incoming.confidence);
     let mut changes = Vec::new();
     let mut removed = vec![before.clone()];
@@ -172,6 +176,7 @@ pub fn confirmation(cx: Context, pending: Preference, stored: &[Preference]) -> 
     after.status = Status::Active;
     after.replaces = None;
     after.updated = cx.now;
+    after.last_written = cx.wrote;
     let replaced = replaced_on_confirm(cx.schema, &pending, stored);
     let mut changes = vec![
         Change::Put(after.clone()),
@@ -244,6 +249,7 @@ fn fresh(
         last_recalled: None,
         replaces,
         condition: incoming.condition.clone(),
+        last_written: cx.wrote,
     }
 }
 

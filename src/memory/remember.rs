@@ -173,6 +173,7 @@ impl Memory {
             schema: &self.schema,
             user,
             now,
+            wrote: Millis::now(),
         };
         let new_id = match op {
             Maintenance::Pass(_) => None,

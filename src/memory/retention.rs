@@ -7,11 +7,13 @@ use crate::pref::{Millis, Preference};
 /// Milliseconds in a day.
 pub const DAY_MS: u64 = 24 * 3600 * 1000;
 
-/// When a preference was last used: last recalled, or last written (created, or confirmed
-/// again by a pass, or confirmed by the user), whichever is later. A preference the driver just
-/// restated is not unused even if recall never returned it.
+/// When a preference was last used: last recalled, or last written by Glovebox (created, or
+/// confirmed again by a pass, or confirmed by the user), whichever is later. A preference the
+/// driver just restated is not unused even if recall never returned it, and one just ingested
+/// from words said long ago is not either (`updated`, the time they were said, does not count).
 pub fn last_used(p: &Preference) -> Millis {
-    p.last_recalled.map_or(p.updated, |r| r.max(p.updated))
+    p.last_recalled
+        .map_or(p.last_written, |r| r.max(p.last_written))
 }
 
 /// Whether `p` is unused for at least `days` days at time `now`.
@@ -41,6 +43,7 @@ mod tests {
             last_recalled: recalled_day.map(|d| Millis(d * DAY_MS)),
             replaces: None,
             condition: None,
+            last_written: Millis(updated_day * DAY_MS),
         }
     }
 
@@ -55,6 +58,15 @@ mod tests {
         assert!(is_expired(&pref(10, Some(20)), day(50), 30));
         // ...and so does a later write, even after an old recall.
         assert!(!is_expired(&pref(45, Some(20)), day(50), 30));
+        // Words said long ago but written by Glovebox today: the write counts, not `updated`.
+        let mut old = pref(10, None);
+        old.updated = day(0);
+        old.created = day(0);
+        assert!(!is_expired(&old, day(39), 30));
+        assert!(is_expired(&old, day(40), 30));
+        old.last_written = day(100);
+        assert!(!is_expired(&old, day(129), 30));
+        assert!(is_expired(&old, day(130), 30));
         // A clock behind the data expires nothing.
         assert!(!is_expired(&pref(10, None), day(1), 30));
     }

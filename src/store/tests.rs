@@ -18,6 +18,7 @@ fn pref(id: u64, user: &str, key: &str, attr: &str) -> Preference {
         last_recalled: None,
         replaces: None,
         condition: None,
+        last_written: Millis(2),
     }
 }
 
@@ -162,4 +163,20 @@ fn history_and_optouts_round_trip_and_forget_user_is_complete() {
     assert_eq!(s.list(&bob).unwrap().len(), 1);
     drop(s);
     assert_eq!(open(dir.path()).list(&bob).unwrap().len(), 1);
+}
+
+#[test]
+fn records_written_before_last_written_load_with_their_updated_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = open(dir.path());
+    let old = br#"{"id":7,"user":"ann","detail":"favorite_genres","attribute":"Jazz",
+        "sentences":["I like jazz."],"pending":false,"confidence":0.9,"created":1,"updated":5,
+        "last_recalled":null}"#;
+    let p = s.decode_bytes(old).unwrap();
+    assert_eq!((p.updated, p.last_written), (Millis(5), Millis(5)));
+    // Written now, the field is kept apart from `updated`.
+    let mut q = pref(8, "ann", "favorite_genres", "Rock");
+    q.last_written = Millis(9);
+    let bytes = serde_json::to_vec(&s.encode(&q)).unwrap();
+    assert_eq!(s.decode_bytes(&bytes).unwrap(), q);
 }

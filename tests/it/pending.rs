@@ -176,3 +176,37 @@ fn unused_preferences_expire_and_only_with_retention_on() {
         .is_empty());
     assert_eq!(off.list(&user("ann")).unwrap().len(), 2);
 }
+
+/// Issue 16: retention counts from when Glovebox last wrote or recalled a preference, not from
+/// when its words were said, so ingesting an old history expires nothing; unused, it still
+/// expires.
+#[test]
+fn an_old_statement_just_remembered_does_not_expire() {
+    const DAY: u64 = 24 * 3600 * 1000;
+    let dir = tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut cfg = glovebox::config::Config::load(&root.join("config/glovebox-vehicle.toml")).unwrap();
+    cfg.models = config().models;
+    cfg.schema = Some(root.join("config/schemas/vehicle.toml"));
+    cfg.retention.expire_unused_days = Some(30);
+    let m = Memory::open(dir.path(), cfg).unwrap();
+    let t0 = Millis::now();
+    let said = glovebox::rfc3339::format(Millis(t0.0 - 400 * DAY));
+    let c = glovebox::conversation::Conversation::from_json(&format!(
+        r#"{{"time":"{said}","turns":[{{"role":"user","text":"I'm tall, so I need the headrest all the way up at 44."}}]}}"#
+    ))
+    .unwrap();
+    let out = m.remember(&user("pat"), &c).unwrap();
+    assert_eq!(out.len(), 1, "{out:?}");
+    let p = &m.list(&user("pat")).unwrap()[0];
+    assert_eq!(glovebox::rfc3339::format(p.updated), said, "stored at the time it was said");
+    assert_eq!(m.housekeeping().unwrap(), 0, "an old statement expired as it was remembered");
+    assert!(m
+        .expire_unused_at(Millis(t0.0 + 29 * DAY))
+        .unwrap()
+        .is_empty());
+    // Unused for 30 days after the write, it expires.
+    let gone = m.expire_unused_at(Millis(t0.0 + 31 * DAY)).unwrap();
+    assert_eq!(gone.len(), 1);
+    assert!(m.list(&user("pat")).unwrap().is_empty());
+}

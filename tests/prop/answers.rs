@@ -156,6 +156,7 @@ fn stored(id: u64, attribute: &str, sentence: &str) -> Preference {
         last_recalled: None,
         replaces: None,
         condition: None,
+        last_written: Millis(0),
     }
 }
 

@@ -88,6 +88,7 @@ fn preference(user: &UserId, id: u64, c: &Content, times: (u64, u64, Option<u64>
         last_recalled: times.2.map(Millis),
         replaces: None,
         condition: None,
+        last_written: Millis(times.1),
     }
 }
 

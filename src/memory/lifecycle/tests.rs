@@ -19,6 +19,7 @@ fn cx<'a>(schema: &'a Schema, user: &'a UserId) -> Context<'a> {
         schema,
         user,
         now: Millis(1_000),
+        wrote: Millis(1_000),
     }
 }
 
@@ -36,6 +37,7 @@ fn stored(s: &Schema, key: &str, id: u64, attribute: &str, status: Status) -> Pr
         last_recalled: None,
         replaces: None,
         condition: None,
+        last_written: Millis(0),
     }
 }
 
