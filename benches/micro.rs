@@ -120,6 +120,7 @@ fn store(c: &mut Criterion) {
         last_recalled: None,
         replaces: None,
         condition: None,
+        last_written: Millis(1),
     };
     let mut g = c.benchmark_group("store");
     g.bench_function("put_durable", |b| {
