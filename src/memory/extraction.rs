@@ -304,19 +304,20 @@ impl Models {
         Ok((text, conf, decoded))
     }
 
-    /// Whether an offered detail's value must be named in the user's words to be stored and is
-    /// not: a typed detail (integer, flag) whose value the evidence sentence does not name, or
-    /// a vehicle setting's enum (a choice detail with a vehicle call) none of whose values the
-    /// conversation's sentences name. Asking the model then can only yield `none` or a value
-    /// nobody said (on VehicleMemBench the 270M model answered `12h` for the time format of
-    /// "It always takes longer than expected."). CarMem's choice details (no call) and free
-    /// text still ask.
+    /// Whether an offered detail's value must be named in its evidence sentence to be stored
+    /// and is not: a typed detail (integer, flag), or a vehicle setting whose values the schema
+    /// lists (a choice detail with a vehicle call, or its text with example values, a colour).
+    /// Asking the model then can only yield `none` or a value the sentence did not say (on
+    /// VehicleMemBench the 270M model answered `12h` for the time format of "It always takes
+    /// longer than expected." and `contrast` for the ambient colour of "I like that
+    /// contrast."). CarMem's details (no call) and free text without examples still ask.
     fn nothing_named(&self, c: &Candidate, sentences: &[String]) -> bool {
         let d = self.schema.detail(c.detail);
+        let evidence = std::slice::from_ref(&sentences[c.sentence]);
         match d.kind {
-            ValueKind::Integer | ValueKind::Flag => typed::named(d, &sentences[c.sentence]).is_empty(),
-            ValueKind::Choice if d.call.is_some() => {
-                values::named_values(&self.schema, c.detail, sentences).is_empty()
+            ValueKind::Integer | ValueKind::Flag => typed::named(d, &evidence[0]).is_empty(),
+            ValueKind::Choice | ValueKind::Text if d.call.is_some() && !d.attributes.is_empty() => {
+                values::named_values(&self.schema, c.detail, evidence).is_empty()
             }
             _ => false,
         }

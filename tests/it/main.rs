@@ -17,3 +17,4 @@ mod pending;
 mod privacy;
 mod remember;
 mod serve;
+mod vehicle_extraction;
