@@ -27,10 +27,11 @@ const DEMO_CONVERSATIONS: [(&str, &str); 3] = [
     ),
 ];
 
-const DEMO_UTTERANCES: [&str; 3] = [
-    "It's freezing in here.",
+const DEMO_UTTERANCES: [&str; 4] = [
+    "I'm cold, can you warm it up?",
     "Play something relaxing for the ride.",
     "I'm hungry, where can we stop to eat?",
+    "What's the weather like in Munich tomorrow?",
 ];
 
 pub fn run(cfg: Config, out: Output) -> Result<()> {

@@ -27,9 +27,19 @@ pub enum EvalCommand {
         /// turns; or one per line), for recall's relevance gate.
         #[arg(long, value_name = "FILE")]
         unrelated: Option<PathBuf>,
+        /// Requests that need a stored preference, for the relevance's need model besides the
+        /// CarMem requests: a folder of VehicleMemBench qa_N.json files (the quoted words of
+        /// each question), or one per line.
+        #[arg(long, value_name = "DIR|FILE")]
+        requests: Vec<PathBuf>,
         /// Write the relevance model fitted on every user here (config/relevance.json ships).
         #[arg(long, value_name = "FILE")]
         write_relevance: Option<PathBuf>,
+        /// Retrieval (and the relevance gate) only, in minutes instead of hours: no extraction
+        /// or maintenance; each ground-truth preference's sentence is the user's labelled
+        /// example of its category (config/examples.jsonl) instead of extraction's evidence.
+        #[arg(long)]
+        only_retrieval: bool,
     },
     /// Test cases (JSON lines: conversation, expect, tag): false memories, preference
     /// recall and precision, value accuracy, each case in a fresh memory.
@@ -106,10 +116,13 @@ pub fn eval(cfg: Config, command: EvalCommand, out: Output) -> Result<()> {
             users,
             out: rows,
             unrelated,
+            requests,
             write_relevance,
+            only_retrieval,
         } => eval_carmem(
             cfg,
-            (&data, users, unrelated.as_deref()),
+            (&data, users, unrelated.as_deref(), only_retrieval),
+            &requests,
             (rows.as_deref(), write_relevance.as_deref()),
             out,
         ),
@@ -210,7 +223,8 @@ fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
 
 fn eval_carmem(
     cfg: Config,
-    (data, users, unrelated): (&Path, Option<usize>, Option<&Path>),
+    (data, users, unrelated, only_retrieval): (&Path, Option<usize>, Option<&Path>, bool),
+    requests: &[PathBuf],
     (rows, write_relevance): (Option<&Path>, Option<&Path>),
     out: Output,
 ) -> Result<()> {
@@ -224,12 +238,18 @@ fn eval_carmem(
         Some(p) => relevance::load_unrelated(p)?,
         None => Vec::new(),
     };
+    let mut needs = Vec::new();
+    for p in requests {
+        needs.extend(relevance::load_requests(p)?);
+    }
+    let requests = needs;
     let mut file = rows_file(rows)?;
     let (report, tally) = carmem::run(
         &models,
         &cfg,
         &dataset,
-        &unrelated,
+        (&unrelated, &requests),
+        only_retrieval,
         file.as_mut().map(|f| f as &mut dyn Write),
         std::io::IsTerminal::is_terminal(&std::io::stderr()),
     )?;
@@ -240,7 +260,7 @@ fn eval_carmem(
         let threshold = models.relevance().threshold;
         write_json(
             p,
-            &relevance::fit_all(&tally.relevance, threshold, cfg.recall.k),
+            &relevance::fit_all(&tally.relevance, &tally.extra, threshold, cfg.recall.k),
         )?;
     }
     out.print_value(&report, || carmem::table(&report));

@@ -34,7 +34,7 @@ use serde_json::Value;
 
 use super::metrics::{Confusion, Counts, OpCounts, TopN};
 use crate::config::Config;
-use crate::conversation::Conversation;
+use crate::conversation::{Conversation, Role};
 use crate::memory::{MemoryError, Models};
 use crate::schema::{DetailId, Schema};
 
@@ -72,6 +72,18 @@ pub struct Entry {
     pub negate: String,
     pub different: String,
     pub different_attribute: String,
+    /// The in-car request the dataset's authors showed their generator as an example of the
+    /// conversation's domain (`meta_info.few_shot_example`'s user words, from their assistant).
+    pub few_shot: Option<String>,
+}
+
+/// The user's words of a `few_shot_example` (a Python dict's text: `{'User': 'play music', ...}`).
+fn few_shot_user(text: &str) -> Option<String> {
+    let rest = &text[text.find("'User': ")? + 8..];
+    let q = rest.chars().next().filter(|c| *c == '\'' || *c == '"')?;
+    let body = &rest[1..];
+    let end = body.find(q)?;
+    Some(body[..end].trim().to_string()).filter(|s| !s.is_empty())
 }
 
 /// One user of the benchmark: ten entries.
@@ -159,6 +171,10 @@ pub fn parse(
                 negate: s(m, "question_negate_preference")?,
                 different: s(m, "question_different_preference")?,
                 different_attribute: s(m, "different_attribute")?,
+                few_shot: d
+                    .pointer("/meta_info/few_shot_example")
+                    .and_then(Value::as_str)
+                    .and_then(few_shot_user),
             });
         }
         out.push(EvalUser {
@@ -202,6 +218,8 @@ pub struct Tally {
     pub confirm: super::confirm::ConfidenceTally,
     /// Ranked retrieval and unrelated queries, for recall's relevance gate (`eval::relevance`).
     pub relevance: Vec<super::relevance::Query>,
+    /// Requests from outside the users that need a preference (the need model's positives).
+    pub extra: Vec<super::relevance::Extra>,
 }
 
 /// Runs the benchmark on `users` and returns the report as JSON (the keys of issue 3).
@@ -209,7 +227,8 @@ pub fn run(
     models: &Arc<Models>,
     cfg: &Config,
     users: &[EvalUser],
-    unrelated: &[String],
+    (unrelated, requests): (&[String], &[(String, usize)]),
+    only_retrieval: bool,
     out: Option<&mut dyn Write>,
     progress: bool,
 ) -> Result<(Value, Tally), EvalError> {
@@ -231,6 +250,42 @@ pub fn run(
         ProgressBar::hidden()
     };
     let mut tally = Tally::default();
+    // The need model's positives besides the users' requests: `requests`, and per user (in the
+    // user's fold) its maintenance questions, what it says in its conversations (it talks to
+    // the assistant about the domain of one of its preferences) and their few-shot requests.
+    let mut needs: Vec<(String, usize)> = requests.to_vec();
+    let mut seen = std::collections::HashSet::new();
+    for (i, u) in users.iter().enumerate() {
+        for e in &u.entries {
+            for q in [&e.equal, &e.negate, &e.different] {
+                needs.push((q.clone(), i));
+            }
+            for t in e
+                .conversation
+                .turns()
+                .iter()
+                .filter(|t| t.role == Role::User)
+            {
+                needs.push((t.text.clone(), i));
+            }
+            if let Some(f) = e
+                .few_shot
+                .as_ref()
+                .filter(|f| seen.insert(f.to_lowercase()))
+            {
+                needs.push((f.clone(), i));
+            }
+        }
+    }
+    let vecs = models.embed(needs.iter().map(|(r, _)| r.clone()).collect())?;
+    tally.extra = vecs
+        .into_iter()
+        .zip(&needs)
+        .map(|(vector, (_, fold))| super::relevance::Extra {
+            vector,
+            fold: *fold,
+        })
+        .collect();
     let mut rows = user::Rows(out);
     for (i, u) in users.iter().enumerate() {
         pb.set_message(format!("user {}/{}", i + 1, users.len()));
@@ -242,7 +297,15 @@ pub fn run(
             .filter(|(j, _)| j % users.len() == i)
             .map(|(_, u)| u)
             .collect();
-        user::run_user(models, cfg, (i, u, &mine), &mut tally, &mut rows, &pb)?;
+        user::run_user(
+            models,
+            cfg,
+            (i, u, &mine),
+            only_retrieval,
+            &mut tally,
+            &mut rows,
+            &pb,
+        )?;
         tracing::debug!("user {} took {:.1} s", i + 1, tu.elapsed().as_secs_f64());
     }
     pb.finish_and_clear();
@@ -250,4 +313,25 @@ pub fn run(
         report::report(models, cfg, &tally, t0.elapsed().as_secs_f64()),
         tally,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::few_shot_user;
+
+    #[test]
+    fn few_shot_user_words_are_read_in_either_quote() {
+        assert_eq!(
+            few_shot_user("{'User': 'play music', 'Assistant': 'What?'}").as_deref(),
+            Some("play music")
+        );
+        assert_eq!(
+            few_shot_user(
+                "{'User': \"i'm a little cold can you make it warmer\", 'Assistant': 'OK'}"
+            )
+            .as_deref(),
+            Some("i'm a little cold can you make it warmer")
+        );
+        assert_eq!(few_shot_user("{}"), None);
+    }
 }

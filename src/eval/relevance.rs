@@ -7,12 +7,18 @@
 //! preference serves (each driver turn of the KVRET weather and schedule dialogues, users taken
 //! in turn) are ranked too, every preference irrelevant. The model is fitted on some folds of
 //! users and measured on the others; the gate's figures are those held-out measurements.
+//!
+//! The need model (is the utterance a request a preference can serve at all?) is fitted inside
+//! each fold too: on the training folds' related requests (and the extra requests of
+//! `--requests`, folded by file) against their unrelated utterances. The relevance regression
+//! of a fold reads need values that are themselves held out (an inner cross-validation over the
+//! training folds), as it will at run time on utterances the need model never saw.
 
 use serde_json::{json, Value};
 
 use super::fit::fit_plain;
 use crate::memory::gate::sigmoid;
-use crate::memory::relevance::{Relevance, FEATURES, FORMAT};
+use crate::memory::relevance::{need_logit, Relevance, FEATURES, FORMAT};
 use crate::memory::Recalled;
 
 /// One ranked candidate of one query.
@@ -29,8 +35,21 @@ pub struct Candidate {
 pub struct Query {
     pub user: usize,
     pub related: bool,
+    /// The utterance's embedding (the need model's input).
+    pub vector: Vec<f32>,
     pub candidates: Vec<Candidate>,
 }
+
+/// A request known to need a stored preference, from outside the CarMem users (the quoted
+/// words of a VehicleMemBench question): a positive of the need model only, in fold `fold`.
+#[derive(Debug, Clone)]
+pub struct Extra {
+    pub vector: Vec<f32>,
+    pub fold: usize,
+}
+
+/// Index of the need feature in [`FEATURES`].
+const NEED: usize = FEATURES - 1;
 
 impl Query {
     /// From a ranking (`Memory::rank`, whose features it reuses); `relevant` says which
@@ -38,6 +57,7 @@ impl Query {
     pub fn new(
         user: usize,
         related: bool,
+        vector: Vec<f32>,
         ranked: &[Recalled],
         relevant: impl Fn(&Recalled) -> (bool, bool),
     ) -> Query {
@@ -55,6 +75,7 @@ impl Query {
         Query {
             user,
             related,
+            vector,
             candidates,
         }
     }
@@ -63,18 +84,29 @@ impl Query {
 /// Folds of users the model is fitted and measured on.
 pub const FOLDS: usize = 5;
 
-/// Per query and candidate, the probability from the model fitted without the query's fold.
-pub fn cross_validated(queries: &[Query]) -> Vec<Vec<f32>> {
+/// Per query and candidate, the probability from the models (need and relevance) fitted
+/// without the query's fold.
+pub fn cross_validated(queries: &[Query], extra: &[Extra]) -> Vec<Vec<f32>> {
     let mut probs: Vec<Vec<f32>> = queries
         .iter()
         .map(|q| vec![0.0; q.candidates.len()])
         .collect();
     for f in 0..FOLDS {
-        let (w, b) = fit(queries.iter().filter(|q| q.user % FOLDS != f));
+        let train = |fold: usize| fold != f;
+        let inner = held_out_need(queries, extra, train);
+        let (w, b) = fit_relevance(
+            queries
+                .iter()
+                .zip(&inner)
+                .filter(|(q, _)| train(q.user % FOLDS))
+                .map(|(q, n)| (q, *n)),
+        );
+        let (nw, nb) = fit_need(queries, extra, train);
         for (q, p) in queries.iter().zip(&mut probs) {
             if q.user % FOLDS == f {
+                let need = need_logit(&nw, nb, &q.vector);
                 for (c, pi) in q.candidates.iter().zip(p.iter_mut()) {
-                    *pi = prob(&w, b, &c.features);
+                    *pi = prob(&w, b, &with_need(&c.features, need));
                 }
             }
         }
@@ -82,15 +114,58 @@ pub fn cross_validated(queries: &[Query]) -> Vec<Vec<f32>> {
     probs
 }
 
+/// Per query, its need log-odds from a need model fitted on the folds `within` allows but its
+/// own (queries outside `within` get 0 and are not used).
+fn held_out_need(queries: &[Query], extra: &[Extra], within: impl Fn(usize) -> bool) -> Vec<f32> {
+    let mut need = vec![0.0; queries.len()];
+    for g in (0..FOLDS).filter(|&g| within(g)) {
+        let (w, b) = fit_need(queries, extra, |fold| within(fold) && fold != g);
+        for (q, n) in queries.iter().zip(&mut need) {
+            if q.user % FOLDS == g {
+                *n = need_logit(&w, b, &q.vector);
+            }
+        }
+    }
+    need
+}
+
+/// The need model on the folds `train` allows: related requests and extras against unrelated
+/// utterances (class-balanced logistic regression on the embedding).
+fn fit_need(queries: &[Query], extra: &[Extra], train: impl Fn(usize) -> bool) -> (Vec<f32>, f32) {
+    let (xs, ys): (Vec<Vec<f32>>, Vec<bool>) = queries
+        .iter()
+        .filter(|q| train(q.user % FOLDS))
+        .map(|q| (q.vector.clone(), q.related))
+        .chain(
+            extra
+                .iter()
+                .filter(|e| train(e.fold % FOLDS))
+                .map(|e| (e.vector.clone(), true)),
+        )
+        .unzip();
+    super::fit::fit(&xs, &ys, NEED_L2, NEED_STEPS)
+}
+
+/// The need model's regularisation and steps.
+const NEED_L2: f32 = 1e-3;
+const NEED_STEPS: usize = 400;
+
+fn with_need(f: &[f32; FEATURES], need: f32) -> [f32; FEATURES] {
+    let mut f = *f;
+    f[NEED] = need;
+    f
+}
+
 fn prob(w: &[f32], b: f32, f: &[f32; FEATURES]) -> f32 {
     sigmoid(b + w.iter().zip(f).map(|(a, x)| a * x).sum::<f32>())
 }
 
-/// Plain (not class-balanced) logistic regression: the output is a calibrated probability.
-fn fit<'a>(queries: impl Iterator<Item = &'a Query>) -> (Vec<f32>, f32) {
+/// Plain (not class-balanced) logistic regression on every candidate of the queries, each with
+/// the query's need: the output is a calibrated probability.
+fn fit_relevance<'a>(queries: impl Iterator<Item = (&'a Query, f32)>) -> (Vec<f32>, f32) {
     let (xs, ys): (Vec<Vec<f32>>, Vec<bool>) = queries
-        .flat_map(|q| q.candidates.iter())
-        .map(|c| (c.features.to_vec(), c.relevant))
+        .flat_map(|(q, need)| q.candidates.iter().map(move |c| (c, need)))
+        .map(|(c, need)| (with_need(&c.features, need).to_vec(), c.relevant))
         .unzip();
     fit_plain(&xs, &ys, 1e-4, 800)
 }
@@ -139,10 +214,11 @@ pub const THRESHOLDS: [f32; 6] = [0.2, 0.3, 0.4, 0.5, 0.6, 0.7];
 
 /// The report's `retrieval.gate`: the held-out figures at the threshold in force, and at the
 /// others for comparison.
-pub fn report(queries: &[Query], threshold: f32, k: usize) -> Value {
-    let probs = cross_validated(queries);
+pub fn report(queries: &[Query], extra: &[Extra], threshold: f32, k: usize) -> Value {
+    let probs = cross_validated(queries, extra);
     let mut at = measure(queries, &probs, threshold, k);
     at["folds"] = json!(FOLDS);
+    at["extra_requests"] = json!(extra.len());
     at["by_threshold"] = THRESHOLDS
         .iter()
         .map(|&t| measure(queries, &probs, t, k))
@@ -150,20 +226,100 @@ pub fn report(queries: &[Query], threshold: f32, k: usize) -> Value {
     at
 }
 
-/// The model fitted on every query, with `threshold`.
-pub fn fit_all(queries: &[Query], threshold: f32, k: usize) -> Relevance {
-    let (weights, bias) = fit(queries.iter());
+/// The models fitted on every query (the relevance regression on held-out need values, as in
+/// [`cross_validated`]), with `threshold`.
+pub fn fit_all(queries: &[Query], extra: &[Extra], threshold: f32, k: usize) -> Relevance {
+    let need = held_out_need(queries, extra, |_| true);
+    let (weights, bias) = fit_relevance(queries.iter().zip(need));
+    let (need_weights, need_bias) = fit_need(queries, extra, |_| true);
     Relevance {
         format: FORMAT.into(),
         threshold,
         weights,
         bias,
+        need_weights,
+        need_bias,
         about: json!({
-            "trained_by": "glovebox eval carmem --write-relevance",
-            "features": ["cosine", "log prior of the subcategory", "score minus the best score"],
-            "cross_validated": report(queries, threshold, k),
+            "trained_by": "glovebox eval carmem --only-retrieval --unrelated ../shared/kvret/dev.json --requests ../shared/vehiclemembench/qa --write-relevance config/relevance.json",
+            "features": ["cosine", "log prior of the subcategory", "score minus the best score", "cosine to the nearest labelled request of the subcategory", "need log-odds of the utterance"],
+            "need": "class-balanced logistic regression on the utterance embedding: CarMem dev requests and the quoted words of VehicleMemBench dev questions against KVRET dev weather and schedule driver turns",
+            "cross_validated": report(queries, extra, threshold, k),
         }),
     }
+}
+
+/// Requests known to need a stored preference, for the need model: from a folder of
+/// VehicleMemBench `qa_N.json` files, the quoted words of each question (fold: N); from a file,
+/// one per non-empty line (fold: the line's number), or a labelled example's `sentence` (fold:
+/// the number its `source` ends with, `vmb-7` → 7).
+pub fn load_requests(
+    path: &std::path::Path,
+) -> Result<Vec<(String, usize)>, super::carmem::EvalError> {
+    use super::carmem::EvalError;
+    let read = |p: &std::path::Path| {
+        std::fs::read_to_string(p).map_err(|source| EvalError::Read {
+            path: p.display().to_string(),
+            source,
+        })
+    };
+    if !path.is_dir() {
+        // A labelled examples file (JSON lines with `sentence` and `source`, such as
+        // config/vehicle-examples.jsonl) is folded by the number in its source.
+        return Ok(read(path)?
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .enumerate()
+            .map(|(i, l)| match serde_json::from_str::<Value>(l) {
+                Ok(v) if v["sentence"].is_string() => {
+                    let fold = v["source"]
+                        .as_str()
+                        .and_then(|s| s.rsplit(|c: char| !c.is_ascii_digit()).next())
+                        .and_then(|d| d.parse().ok())
+                        .unwrap_or(i);
+                    (v["sentence"].as_str().unwrap_or_default().to_string(), fold)
+                }
+                _ => (l.to_string(), i),
+            })
+            .collect());
+    }
+    let mut out = Vec::new();
+    let mut n = 1;
+    loop {
+        let p = path.join(format!("qa_{n}.json"));
+        if !p.exists() {
+            break;
+        }
+        let v: Value = serde_json::from_str(&read(&p)?).map_err(|e| EvalError::Data {
+            path: p.display().to_string(),
+            line: e.line(),
+            problem: e.to_string(),
+        })?;
+        for list in v.as_object().into_iter().flat_map(|o| o.values()) {
+            for q in list.as_array().into_iter().flatten() {
+                if let Some(words) = q["query"].as_str().and_then(quoted) {
+                    out.push((words, n));
+                }
+            }
+        }
+        n += 1;
+    }
+    if out.is_empty() {
+        return Err(EvalError::Data {
+            path: path.display().to_string(),
+            line: 0,
+            problem: "no qa_N.json file with a quoted request".into(),
+        });
+    }
+    Ok(out)
+}
+
+/// The words between the first `: '` and the last `'` (what the person says in a
+/// VehicleMemBench question).
+fn quoted(text: &str) -> Option<String> {
+    let start = text.find(": '")? + 3;
+    let end = text.rfind('\'')?;
+    (end > start).then(|| text[start..end].trim().to_string())
 }
 
 /// Reads unrelated utterances: from KVRET JSON, each driver turn of the weather and schedule
@@ -198,4 +354,18 @@ pub fn load_unrelated(path: &std::path::Path) -> Result<Vec<String>, super::carm
         .filter(|l| !l.is_empty())
         .map(str::to_string)
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoted_words_are_what_the_person_says() {
+        assert_eq!(
+            quoted("At 10:00 PM, Justin told the car: 'It's too bright for night driving. '"),
+            Some("It's too bright for night driving.".into())
+        );
+        assert_eq!(quoted("No words here."), None);
+    }
 }

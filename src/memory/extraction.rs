@@ -234,7 +234,9 @@ impl Models {
             let named: Vec<String> = match d.kind {
                 ValueKind::Integer | ValueKind::Flag => typed::named(d, evidence),
                 ValueKind::Choice | ValueKind::Text
-                    if d.call.is_some() && !d.attributes.is_empty() && !values::negates(evidence) =>
+                    if d.call.is_some()
+                        && !d.attributes.is_empty()
+                        && !values::negates(evidence) =>
                 {
                     values::named_values(&self.schema, only.detail, std::slice::from_ref(evidence))
                         .iter()

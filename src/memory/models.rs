@@ -60,7 +60,9 @@ impl Models {
                     path: p.display().to_string(),
                     problem: e.to_string(),
                 })?;
-                relevance::Relevance::parse(&text, &p.display().to_string())?
+                let r = relevance::Relevance::parse(&text, &p.display().to_string())?;
+                r.check_dim(EMBED_DIM, &p.display().to_string())?;
+                r
             }
         };
         if let Some(t) = cfg.recall.min_relevance {

@@ -75,6 +75,26 @@ impl SubPrior {
         let sum: f32 = exp.iter().sum();
         exp.iter().map(|e| (e / sum + FLOOR).ln()).collect()
     }
+
+    /// Per subcategory (by [`SubId::index`]), the utterance's highest cosine to one labelled
+    /// request about it, leaving out the requests from `exclude`; `None` for a subcategory
+    /// without requests. Unlike [`log_probs`](Self::log_probs), which only says which
+    /// subcategory an utterance is likeliest about, this says how much it resembles a request
+    /// about that subcategory at all (recall's relevance uses it).
+    pub fn nearest(&self, query: &[f32], exclude: Option<&str>) -> Vec<Option<f32>> {
+        let mut best: Vec<Option<f32>> = vec![None; self.subs];
+        for r in &self.requests {
+            if exclude.is_some() && r.source.as_deref() == exclude {
+                continue;
+            }
+            let c = cosine(query, &r.vector);
+            let b = &mut best[r.sub.index()];
+            if b.is_none_or(|b| c > b) {
+                *b = Some(c);
+            }
+        }
+        best
+    }
 }
 
 fn centroids(
@@ -134,6 +154,27 @@ mod tests {
         // Subcategories without requests share the mean logit: all equal, below the best.
         assert!(lp[2..].windows(2).all(|w| (w[0] - w[1]).abs() < 1e-6));
         assert!(lp[2] < lp[0]);
+    }
+
+    #[test]
+    fn nearest_is_the_closest_request_of_each_subcategory() {
+        let schema = Schema::embedded();
+        let n = schema.subs().len();
+        let prior = SubPrior::new(
+            n,
+            vec![
+                req(&schema, 0, [1.0, 0.0], "a"),
+                req(&schema, 0, [0.0, 1.0], "b"),
+                req(&schema, 1, [0.6, 0.8], "a"),
+            ],
+        );
+        let near = prior.nearest(&[0.0, 1.0], None);
+        assert_eq!(near.len(), n);
+        assert!((near[0].unwrap() - 1.0).abs() < 1e-5);
+        assert!((near[1].unwrap() - 0.8).abs() < 1e-5);
+        assert_eq!(near[2], None);
+        // Without user b's request, sub 0's nearest is user a's.
+        assert!(prior.nearest(&[0.0, 1.0], Some("b"))[0].unwrap().abs() < 1e-5);
     }
 
     #[test]

@@ -120,6 +120,7 @@ fn eval_carmem_one_user_reports_every_table() {
             "related_returned_mean",
             "related_queries",
             "unrelated_queries",
+            "extra_requests",
             "folds",
             "confusions",
             "schema_details",

@@ -30,7 +30,7 @@ fn pending_preferences_are_recalled_only_once_confirmed() {
     let dir = tempdir().unwrap();
     let m = confirming(dir.path());
     let ann = user("ann");
-    let cold = "it's freezing in here";
+    let cold = "can you make it warmer in here";
 
     // An uncertain extraction is stored, but pending, and not recalled.
     let out = m.remember(&ann, &fixture("temperature.json")).unwrap();
@@ -185,7 +185,8 @@ fn an_old_statement_just_remembered_does_not_expire() {
     const DAY: u64 = 24 * 3600 * 1000;
     let dir = tempdir().unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut cfg = glovebox::config::Config::load(&root.join("config/glovebox-vehicle.toml")).unwrap();
+    let mut cfg =
+        glovebox::config::Config::load(&root.join("config/glovebox-vehicle.toml")).unwrap();
     cfg.models = config().models;
     cfg.schema = Some(root.join("config/schemas/vehicle.toml"));
     cfg.retention.expire_unused_days = Some(30);
@@ -199,8 +200,16 @@ fn an_old_statement_just_remembered_does_not_expire() {
     let out = m.remember(&user("pat"), &c).unwrap();
     assert_eq!(out.len(), 1, "{out:?}");
     let p = &m.list(&user("pat")).unwrap()[0];
-    assert_eq!(glovebox::rfc3339::format(p.updated), said, "stored at the time it was said");
-    assert_eq!(m.housekeeping().unwrap(), 0, "an old statement expired as it was remembered");
+    assert_eq!(
+        glovebox::rfc3339::format(p.updated),
+        said,
+        "stored at the time it was said"
+    );
+    assert_eq!(
+        m.housekeeping().unwrap(),
+        0,
+        "an old statement expired as it was remembered"
+    );
     assert!(m
         .expire_unused_at(Millis(t0.0 + 29 * DAY))
         .unwrap()

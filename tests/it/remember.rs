@@ -22,7 +22,7 @@ fn a_temperature_conversation_is_remembered_and_recalled() {
     assert_eq!(out[0].preference.detail, temperature_key(&m));
     assert_eq!(out[0].op, Maintenance::New);
     assert!(out[0].preference.attribute.contains("25"), "{out:?}");
-    let hits = m.recall(&u, "it's freezing in here", 5).unwrap();
+    let hits = m.recall(&u, "can you make it warmer in here", 5).unwrap();
     assert_eq!(hits[0].preference.id, out[0].preference.id, "{hits:?}");
 }
 
@@ -82,7 +82,10 @@ fn forget_removes_from_recall_and_index() {
     assert_eq!(m.index_len(), 1);
     let gone = m.forget(&u, ForgetWhat::One(out[0].preference.id)).unwrap();
     assert_eq!(gone.len(), 1);
-    assert!(m.recall(&u, "it's freezing in here", 5).unwrap().is_empty());
+    assert!(m
+        .recall(&u, "can you make it warmer in here", 5)
+        .unwrap()
+        .is_empty());
     assert_eq!(m.index_len(), 0);
     drop(m);
     let m = open(dir.path());
@@ -97,12 +100,12 @@ fn a_deleted_index_is_rebuilt_with_the_same_results() {
     let before = {
         let m = open(dir.path());
         m.remember(&u, &fixture("temperature.json")).unwrap();
-        m.recall(&u, "it's freezing in here", 5).unwrap()
+        m.recall(&u, "can you make it warmer in here", 5).unwrap()
     };
     std::fs::remove_file(dir.path().join(INDEX_FILE)).unwrap();
     let m = open(dir.path());
     assert!(m.index_was_rebuilt());
-    let after = m.recall(&u, "it's freezing in here", 5).unwrap();
+    let after = m.recall(&u, "can you make it warmer in here", 5).unwrap();
     assert_eq!(before.len(), after.len());
     for (b, a) in before.iter().zip(&after) {
         assert_eq!(b.preference.id, a.preference.id);
@@ -179,7 +182,7 @@ fn the_command_line_remembers_recalls_lists_and_refuses_bad_input() {
             "ann",
             "--k",
             "3",
-            "it's freezing in here",
+            "can you make it warmer in here",
         ])
         .output()
         .unwrap();

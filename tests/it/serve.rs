@@ -154,7 +154,7 @@ fn every_request_round_trips_and_pipelined_ids_match() {
 
     // Pipelined: send all, then read all; match by id.
     let reqs = [
-        json!({"id": 10, "op": "recall", "user": "ann", "text": "it's freezing in here", "k": 2}),
+        json!({"id": 10, "op": "recall", "user": "ann", "text": "can you make it warmer in here", "k": 2}),
         json!({"id": 11, "op": "list", "user": "ann"}),
         json!({"id": 12, "op": "history", "user": "ann"}),
         json!({"id": 13, "op": "export", "user": "ann"}),
@@ -323,8 +323,9 @@ fn acknowledged_preferences_survive_sigkill() {
     // The stale socket file is replaced on restart.
     let s = start(&tmp, "");
     let mut c = Client::connect(&s.socket);
-    let r =
-        c.call(json!({"id": 1, "op": "recall", "user": "ann", "text": "it's freezing in here"}));
+    let r = c.call(
+        json!({"id": 1, "op": "recall", "user": "ann", "text": "can you make it warmer in here"}),
+    );
     assert_eq!(r["ok"]["recalled"][0]["id"], pid, "{r}");
     let st = c.call(json!({"id": 2, "op": "status"}));
     let ann = c.call(json!({"id": 3, "op": "list", "user": "ann"}));
@@ -364,7 +365,8 @@ fn pending_preferences_are_confirmed_and_rejected_over_the_socket() {
     let p = &r["ok"]["remembered"][0]["preference"];
     assert_eq!(p["status"], "pending", "{r}");
     let pid = p["id"].as_u64().unwrap();
-    let cold = json!({"id": 2, "op": "recall", "user": "ann", "text": "it's freezing in here"});
+    let cold =
+        json!({"id": 2, "op": "recall", "user": "ann", "text": "can you make it warmer in here"});
     assert_eq!(c.call(cold.clone())["ok"]["recalled"], json!([]));
     let l = c.call(json!({"id": 3, "op": "list", "user": "ann"}));
     assert_eq!(l["ok"]["preferences"][0]["status"], "pending", "{l}");

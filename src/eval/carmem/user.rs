@@ -37,6 +37,7 @@ pub(super) fn run_user(
     models: &Arc<Models>,
     cfg: &Config,
     (index, user, unrelated): (usize, &EvalUser, &[&String]),
+    only_retrieval: bool,
     tally: &mut Tally,
     rows: &mut Rows<'_>,
     pb: &ProgressBar,
@@ -55,32 +56,42 @@ pub(super) fn run_user(
         pb,
     };
     let dir = tempfile::tempdir().map_err(EvalError::Write)?;
-    let mem = Memory::open_with(&dir.path().join("extracted"), models.clone())?;
+    let evidence = if only_retrieval {
+        // The fast path: each truth preference's evidence is the user's labelled example.
+        run.labelled_evidence()?
+    } else {
+        let mem = Memory::open_with(&dir.path().join("extracted"), models.clone())?;
 
-    // 1. In-schema extraction; 2. out-of-schema: the truth's subcategory opted out.
-    let extractions = run.in_schema()?;
-    run.out_of_schema()?;
-    tracing::debug!("extraction done");
-    // 3. Store what was extracted, as `remember` would.
-    for x in extractions.iter().flatten() {
-        for item in &x.items {
-            mem.maintain(&run.uid, item)?;
+        // 1. In-schema extraction; 2. out-of-schema: the truth's subcategory opted out.
+        let extractions = run.in_schema()?;
+        run.out_of_schema()?;
+        tracing::debug!("extraction done");
+        // 3. Store what was extracted, as `remember` would.
+        for x in extractions.iter().flatten() {
+            for item in &x.items {
+                mem.maintain(&run.uid, item)?;
+            }
         }
-    }
-    // 4. Maintenance questions on perfectly extracted entries.
-    for (e, x) in user.entries.iter().zip(&extractions) {
-        let perfect = x
-            .as_ref()
-            .is_some_and(|x| x.items.len() == 1 && x.items[0].detail == e.detail);
-        if perfect {
-            run.maintenance(&mem, e)?;
+        // 4. Maintenance questions on perfectly extracted entries.
+        for (e, x) in user.entries.iter().zip(&extractions) {
+            let perfect = x
+                .as_ref()
+                .is_some_and(|x| x.items.len() == 1 && x.items[0].detail == e.detail);
+            if perfect {
+                run.maintenance(&mem, e)?;
+            }
+            pb.inc(1);
         }
-        pb.inc(1);
-    }
-    tracing::debug!("maintenance done");
+        tracing::debug!("maintenance done");
+        user.entries
+            .iter()
+            .zip(&extractions)
+            .map(|(e, x)| evidence_of(e, x))
+            .collect()
+    };
     // 5. Retrieval over the user's ground-truth preferences.
     let rmem = Memory::open_with(&dir.path().join("truth"), models.clone())?;
-    run.retrieval(&rmem, &extractions, unrelated)?;
+    run.retrieval(&rmem, &evidence, unrelated)?;
     pb.inc(1);
     Ok(())
 }
@@ -102,6 +113,34 @@ struct UserRun<'a, 'w> {
 }
 
 impl UserRun<'_, '_> {
+    /// For `--only-retrieval`: per entry, the user's labelled example sentence of the entry's
+    /// category (`config/examples.jsonl`, made from the same split), standing in for the
+    /// evidence sentence extraction would have found.
+    fn labelled_evidence(&mut self) -> Result<Vec<Option<String>>, EvalError> {
+        let examples = crate::memory::extract::parse_examples(
+            &self.schema,
+            crate::memory::extract::DEFAULT_EXAMPLES,
+        )
+        .map_err(|problem| EvalError::Data {
+            path: "(built-in config/examples.jsonl)".into(),
+            line: 0,
+            problem,
+        })?;
+        let out = self
+            .user
+            .entries
+            .iter()
+            .map(|e| {
+                examples
+                    .iter()
+                    .find(|(d, x)| *d == e.detail && x.source.as_deref() == Some(&*self.user.id))
+                    .map(|(_, x)| x.sentence.clone())
+            })
+            .collect();
+        self.pb.inc(3 * self.user.entries.len() as u64);
+        Ok(out)
+    }
+
     /// Extraction from each conversation with every category allowed.
     fn in_schema(&mut self) -> Result<Vec<Option<Extraction>>, EvalError> {
         let schema = self.schema.clone();
@@ -284,15 +323,15 @@ impl UserRun<'_, '_> {
     fn retrieval(
         &mut self,
         rmem: &Memory,
-        extractions: &[Option<Extraction>],
+        evidence: &[Option<String>],
         unrelated: &[&String],
     ) -> Result<(), EvalError> {
         let news: Vec<NewPreference> = self
             .user
             .entries
             .iter()
-            .zip(extractions)
-            .map(|(e, x)| truth_preference(e, x))
+            .zip(evidence)
+            .map(|(e, x)| truth_preference(e, x.as_deref()))
             .collect();
         let stored = rmem.import(&self.uid, news)?;
         let sentence_vecs = self
@@ -322,10 +361,11 @@ impl UserRun<'_, '_> {
             let hits = rmem.rank(&self.uid, &q, stored, Some(&self.user.id))?;
             self.tally
                 .relevance
-                .push(Query::new(self.index, false, &hits, |_| (false, false)));
+                .push(Query::new(self.index, false, q, &hits, |_| (false, false)));
             self.rows.write(json!({
                 "kind": "unrelated", "user": self.user.id, "query": u,
                 "got": hits.iter().take(3).map(|h| json!([schema.detail(h.preference.detail).name, h.preference.attribute, h.score, h.relevance])).collect::<Vec<_>>(),
+                "features": hits.iter().map(|h| json!([schema.detail(h.preference.detail).name, h.features])).collect::<Vec<_>>(),
             }))?;
         }
         Ok(())
@@ -360,7 +400,7 @@ impl UserRun<'_, '_> {
         self.tally.enriched.add(rank, n);
         self.tally
             .relevance
-            .push(Query::new(self.index, true, &hits, |r| {
+            .push(Query::new(self.index, true, q.clone(), &hits, |r| {
                 (
                     schema.detail(r.preference.detail).sub == sub,
                     r.preference.id == stored[i].id,
@@ -380,18 +420,25 @@ impl UserRun<'_, '_> {
             "expected": {"category": schema.detail(e.detail).name, "attribute": e.attribute}, "n": n,
             "rank_enriched": rank, "rank_sentence_only": srank,
             "got": hits.iter().take(n + 2).map(|h| json!([schema.detail(h.preference.detail).name, h.preference.attribute, h.score])).collect::<Vec<_>>(),
+            "features": hits.iter().map(|h| h.features).collect::<Vec<_>>(),
+            "relevant": hits.iter().map(|h| schema.detail(h.preference.detail).sub == sub).collect::<Vec<_>>(),
+            "truth": hits.iter().map(|h| h.preference.id == stored[i].id).collect::<Vec<_>>(),
         }))
     }
 }
 
-/// An entry's ground-truth preference; its sentence is the evidence extraction found for the
-/// right category, else all the user's sentences of the conversation.
-fn truth_preference(e: &Entry, x: &Option<Extraction>) -> NewPreference {
-    let found = x
-        .as_ref()
-        .and_then(|x| x.items.iter().find(|i| i.detail == e.detail));
-    let sentences = match found {
-        Some(i) => vec![i.sentence.clone()],
+/// The evidence sentence extraction found for an entry's right category, if it did.
+fn evidence_of(e: &Entry, x: &Option<Extraction>) -> Option<String> {
+    x.as_ref()
+        .and_then(|x| x.items.iter().find(|i| i.detail == e.detail))
+        .map(|i| i.sentence.clone())
+}
+
+/// An entry's ground-truth preference; its sentence is the evidence (see [`evidence_of`]),
+/// else all the user's sentences of the conversation.
+fn truth_preference(e: &Entry, evidence: Option<&str>) -> NewPreference {
+    let sentences = match evidence {
+        Some(s) => vec![s.to_string()],
         None => vec![e.conversation.user_sentences().join(" ")],
     };
     NewPreference {
