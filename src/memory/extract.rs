@@ -307,9 +307,10 @@ pub fn grammar(
     g
 }
 
-/// The values the user named for an offered category ([`named_values`]) and, when the evidence
-/// sentence turns something down ([`values::negates`]), each one's negation:
-/// what the model chooses among (with `none`) when the user named a known value.
+/// The values the user named for an offered category ([`named_values`]; with the category's
+/// "does not matter" value when the evidence sentence shrugs, [`values::shrugs`]) and the
+/// negation of each one the evidence sentence turns down ([`values::turns_down`]): what the
+/// model chooses among (with `none`) when the user named a known value.
 pub fn named_choices(schema: &Schema, offered: &Candidate, sentences: &[String]) -> Vec<String> {
     let d = schema.detail(offered.detail);
     if matches!(d.kind, ValueKind::Integer | ValueKind::Flag) {
@@ -317,13 +318,28 @@ pub fn named_choices(schema: &Schema, offered: &Candidate, sentences: &[String])
         let sentence = sentences.get(offered.sentence).map_or("", String::as_str);
         return super::typed::named(d, sentence);
     }
-    let named = named_values(schema, offered.detail, sentences);
+    let evidence = sentences.get(offered.sentence).map_or("", String::as_str);
+    let mut named = named_values(schema, offered.detail, sentences);
+    // "I don't care if it's covered": the value that says it does not matter, when the
+    // category has one; the shrug's own "don't" turns nothing down.
+    let shrugged = if values::shrugs(evidence) {
+        values::indifferent_values(schema, offered.detail)
+    } else {
+        Vec::new()
+    };
+    for v in &shrugged {
+        if !named.contains(v) {
+            named.push(v);
+        }
+    }
     let mut out: Vec<String> = named.iter().map(|v| v.to_string()).collect();
-    if sentences
-        .get(offered.sentence)
-        .is_some_and(|s| values::negates(s))
-    {
-        out.extend(named.iter().map(|v| format!("{NOT}{v}")));
+    if shrugged.is_empty() {
+        out.extend(
+            named
+                .iter()
+                .filter(|v| values::turns_down(evidence, v))
+                .map(|v| format!("{NOT}{v}")),
+        );
     }
     out
 }
@@ -343,7 +359,7 @@ pub fn scored_choices(schema: &Schema, offered: &Candidate, sentences: &[String]
 /// What the grammar offers as a category's value: the user's named choices
 /// ([`named_choices`]), if any; otherwise, for a [`ValueKind::Choice`] detail, its known values;
 /// otherwise the user's own words, copied from the evidence
-/// sentence ([`spans`]), turned down (`not <words>`) when the sentence negates. Never a
+/// sentence ([`spans`]), turned down (`not <words>`) when the sentence turns them down. Never a
 /// catalogue value the user did not name: a catalogue neighbour of what was said is a false
 /// memory.
 fn value_alternatives(schema: &Schema, offered: &Candidate, sentences: &[String]) -> Vec<String> {
@@ -365,9 +381,12 @@ fn value_alternatives(schema: &Schema, offered: &Candidate, sentences: &[String]
         return vec!["free".into()];
     }
     let mut out: Vec<String> = words.iter().map(|w| gbnf_literal(w)).collect();
-    if values::negates(sentence) {
-        out.extend(words.iter().map(|w| gbnf_literal(&format!("{NOT}{w}"))));
-    }
+    out.extend(
+        words
+            .iter()
+            .filter(|w| values::turns_down(sentence, w))
+            .map(|w| gbnf_literal(&format!("{NOT}{w}"))),
+    );
     out
 }
 

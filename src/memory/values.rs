@@ -61,18 +61,120 @@ const NEGATION_CUES: &[&str] = &[
 /// Whether a sentence carries a negation cue: one of [`NEGATION_CUES`] as whole words, or a
 /// contracted `n't`.
 pub fn negates(sentence: &str) -> bool {
-    let lower = sentence.to_lowercase().replace(['’', '`'], "'");
-    if lower.contains("n't") {
-        return true;
-    }
-    let words: Vec<&str> = lower
+    let lower = folded(sentence);
+    lower.contains("n't") || says_any(&words(&lower), NEGATION_CUES)
+}
+
+/// Lower case, with typographic apostrophes made plain.
+fn folded(text: &str) -> String {
+    text.to_lowercase().replace(['’', '`'], "'")
+}
+
+/// The words of a folded text (apostrophes kept inside words).
+fn words(lower: &str) -> Vec<&str> {
+    lower
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
         .filter(|w| !w.is_empty())
-        .collect();
-    NEGATION_CUES.iter().any(|cue| {
-        let cue: Vec<&str> = cue.split(' ').collect();
-        words.windows(cue.len()).any(|w| w == cue.as_slice())
+        .collect()
+}
+
+/// Whether the words hold one of the phrases (each one or more words, space-separated).
+fn says_any(words: &[&str], phrases: &[&str]) -> bool {
+    phrases.iter().any(|p| {
+        let p: Vec<&str> = p.split(' ').collect();
+        words.windows(p.len()).any(|w| w == p.as_slice())
     })
+}
+
+/// How many words before a value a negation cue still turns it down ("I'm not a fan of jazz").
+pub const SCOPE: usize = 5;
+
+/// Words that end a clause besides punctuation: a negation does not reach past them ("I don't
+/// mind waiting, but the cheapest one").
+const CLAUSE_BREAKS: &[&str] = &["but", "so", "because", "though", "although", "however"];
+
+/// Value words too common to say which value a negation is about.
+const WEAK_WORDS: &[&str] = &[
+    "the", "a", "an", "of", "to", "is", "for", "and", "or", "in", "on",
+];
+
+/// Whether the sentence turns this value down: a negation cue ([`negates`]) in the same clause
+/// at most [`SCOPE`] words before one of the value's words, or `anymore` after it ("not jazz",
+/// "I'm not a fan of jazz", "no more jazz", "jazz, not anymore"). A cue elsewhere in the sentence
+/// ("even if it's longer, to avoid traffic", "the shortest time no matter what") does not turn
+/// the value down.
+pub fn turns_down(sentence: &str, value: &str) -> bool {
+    let wanted: Vec<String> = stems(value)
+        .into_iter()
+        .filter(|w| !WEAK_WORDS.contains(&w.as_str()))
+        .collect();
+    if wanted.is_empty() {
+        return false;
+    }
+    let lower = folded(sentence);
+    for clause in lower.split(|c: char| matches!(c, ',' | '.' | ';' | ':' | '!' | '?' | '(' | ')'))
+    {
+        for part in words(clause).split(|w| CLAUSE_BREAKS.contains(w)) {
+            let stemmed: Vec<String> = part.iter().map(|w| stems(w).join(" ")).collect();
+            for (j, w) in stemmed.iter().enumerate() {
+                if !wanted.contains(w) {
+                    continue;
+                }
+                let before = &part[j.saturating_sub(SCOPE)..j];
+                if negates(&before.join(" ")) || negates_after(&part[j + 1..]) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// `anymore` (or `no longer`) after a value in its clause.
+fn negates_after(words: &[&str]) -> bool {
+    words.iter().any(|w| *w == "anymore")
+}
+
+/// Words and phrases by which a user says a thing does not matter to them.
+const SHRUG_CUES: &[&str] = &[
+    "don't care",
+    "do not care",
+    "doesn't matter",
+    "does not matter",
+    "don't mind",
+    "do not mind",
+    "not fussed",
+    "not too fussed",
+    "not bothered",
+    "not concerned",
+    "not picky",
+    "not important",
+    "either way",
+    "whatever",
+    "no preference",
+    "indifferent",
+    "irrelevant",
+];
+
+/// Whether the sentence says something does not matter to the user ("I don't care if it's
+/// covered or not").
+pub fn shrugs(sentence: &str) -> bool {
+    says_any(&words(&folded(sentence)), SHRUG_CUES)
+}
+
+/// Words by which a known value says the thing does not matter ("Indifferent to Covered
+/// Parking", "Price is irrelevant", "Never considers price").
+const INDIFFERENT_WORDS: &[&str] = &["indifferent", "irrelevant", "never considers"];
+
+/// The category's known values that say the thing does not matter to the user.
+pub fn indifferent_values(schema: &Schema, detail: DetailId) -> Vec<&str> {
+    schema
+        .detail(detail)
+        .attributes
+        .iter()
+        .filter(|a| says_any(&words(&folded(a)), INDIFFERENT_WORDS))
+        .map(String::as_str)
+        .collect()
 }
 
 /// Lower-case word stems (a trailing plural `s` dropped) of a text, for matching values.
@@ -153,6 +255,47 @@ mod tests {
         assert!(!negates("Play some rock again."));
         assert!(!negates("Nothingness is a band."));
         assert!(!negates("Turn on the radio, it's a rock day."));
+    }
+
+    #[test]
+    fn a_negation_turns_down_only_the_value_in_its_scope() {
+        assert!(turns_down("I don't want jazz.", "Jazz"));
+        assert!(turns_down("I'm not a fan of jazz at all.", "Jazz"));
+        assert!(turns_down("Jazz is nothing for me anymore.", "Jazz"));
+        assert!(turns_down("Avoid health podcasts from now on.", "Health"));
+        // The cue is about something else, or after the value, or past a clause break.
+        assert!(!turns_down(
+            "I like the scenic route, even if it's longer to avoid traffic.",
+            "Yes"
+        ));
+        assert!(!turns_down(
+            "The shortest time, no matter what.",
+            "Shortest Time"
+        ));
+        assert!(!turns_down(
+            "I don't mind waiting but the cheapest one.",
+            "Rather cheapest"
+        ));
+        assert!(!turns_down("Not now, play jazz.", "Jazz"));
+    }
+
+    #[test]
+    fn shrugs_and_indifferent_values() {
+        assert!(shrugs("I don't care if the parking is covered or not."));
+        assert!(shrugs(
+            "Just pick any parking, I'm not too fussed about security."
+        ));
+        assert!(!shrugs("I care about a covered spot."));
+        let schema = Schema::embedded();
+        let covered = schema
+            .detail_by_key("preference_for_covered_parking")
+            .unwrap();
+        assert_eq!(
+            indifferent_values(&schema, covered),
+            vec!["Indifferent to Covered Parking"]
+        );
+        let genres = schema.detail_by_key("favorite_genres").unwrap();
+        assert!(indifferent_values(&schema, genres).is_empty());
     }
 
     #[test]

@@ -111,6 +111,26 @@ fn a_named_value_can_be_turned_down_only_when_the_sentence_negates() {
     )
     .unwrap();
     assert_eq!(got[0].attribute, "not Jazz");
+    // A negation about something else turns nothing down.
+    assert_eq!(
+        named_choices(&s, &c, &say("Jazz, even if nobody else likes it.")),
+        vec!["Jazz"]
+    );
+}
+
+#[test]
+fn a_shrug_offers_the_value_that_says_it_does_not_matter_never_its_negation() {
+    let s = Schema::embedded();
+    let say = |t: &str| vec![t.to_string()];
+    let c = cand(&s, "preference_for_covered_parking", 0);
+    assert_eq!(
+        named_choices(
+            &s,
+            &c,
+            &say("I don't care if the parking is covered or not.")
+        ),
+        vec!["Indifferent to Covered Parking"]
+    );
 }
 
 #[test]
