@@ -5,7 +5,10 @@
 //!   subordinating word opens (`when`, `whenever`, `if`, `while`, `during`, `once`...), or a
 //!   time phrase (`at night`, `in the morning`, `on cold days`), up to the clause's end. It
 //!   is grammar, not a judgment about preferences: the gate has already decided that the
-//!   sentence states one.
+//!   sentence states one. Some clauses set none because they always hold: a concession
+//!   ("even if it takes longer"), either way ("if it's covered or not"), the request itself
+//!   ("when searching for gas stations", "during navigation") and being in the car ("when I
+//!   drive").
 //! * [`Situation`] is what recall knows of the moment: the utterance, the local time, the
 //!   occupants and free-text facts ("outside 28 degrees").
 //! * [`judge`] decides whether a condition is met: by the clock for a time of day, by a
@@ -47,6 +50,55 @@ const ALWAYS: &[&str] = &[
     "when i'm in the car",
     "when i am in the car",
     "when we're in the car",
+    "while we're driving",
+    "while we're on the road",
+    "when we're on the road",
+    "while on the road",
+    "during navigation",
+    "during our route",
+    "during the route",
+    "during my route",
+    "during the drive",
+    "during the trip",
+];
+
+/// Verbs of asking the assistant for something. A condition that is the request itself ("when
+/// searching for gas stations", "when I ask for news updates", "when navigating") holds
+/// whenever the preference is used, so it sets none.
+const REQUEST_VERBS: &[&str] = &[
+    "search",
+    "searching",
+    "look",
+    "looking",
+    "select",
+    "selecting",
+    "choose",
+    "choosing",
+    "pick",
+    "picking",
+    "ask",
+    "asking",
+    "plan",
+    "planning",
+    "suggest",
+    "suggesting",
+    "check",
+    "checking",
+    "play",
+    "playing",
+    "find",
+    "finding",
+    "recommend",
+    "recommending",
+    "navigate",
+    "navigating",
+    "route",
+    "routing",
+];
+
+/// Words between an opener and its verb ("when I ask", "when you're looking").
+const SUBJECTS: &[&str] = &[
+    "i", "you", "we", "i'm", "you're", "we're", "am", "are", "is", "it", "it's",
 ];
 
 /// Times of day and of year, with the local hours (start, end; end exclusive, wrapping past
@@ -131,6 +183,20 @@ pub fn find(sentence: &str) -> Option<String> {
         {
             continue;
         }
+        // "even if it takes longer", "even when": concessive, the preference holds regardless.
+        if opener && i > 0 && toks[i - 1].2 == "even" {
+            continue;
+        }
+        // "when searching for gas stations": the request itself.
+        if opener
+            && toks[i + 1..]
+                .iter()
+                .map(|t| t.2.as_str())
+                .find(|w| !SUBJECTS.contains(w))
+                .is_some_and(|w| REQUEST_VERBS.contains(&w))
+        {
+            continue;
+        }
         // A question ("when is dinner?") or a bare "when" at the end sets nothing.
         let end = clause_end(sentence, *start);
         if sentence[end..].starts_with('?') {
@@ -144,8 +210,11 @@ pub fn find(sentence: &str) -> Option<String> {
             main_clause_start(&toks, i, end).unwrap_or(end)
         };
         let text = sentence[*start..end].trim();
+        let folded = text.to_lowercase().replace('’', "'");
+        // "if it's covered or not": either way, so no condition.
         if text.split_whitespace().count() < 2
-            || ALWAYS.contains(&text.to_lowercase().replace('’', "'").as_str())
+            || ALWAYS.contains(&folded.as_str())
+            || folded.ends_with(" or not")
         {
             continue;
         }
@@ -374,6 +443,37 @@ mod tests {
         assert_eq!(
             find("When I drive at night, the mirror glare bothers me.").as_deref(),
             Some("when I drive at night")
+        );
+    }
+
+    #[test]
+    fn no_condition_in_concessions_alternatives_or_the_request_itself() {
+        assert_eq!(find("Avoid traffic even if it takes longer."), None);
+        assert_eq!(
+            find("Find parking, it doesn't matter if it's covered or not."),
+            None
+        );
+        assert_eq!(
+            find("Avoid BiteBox Burgers when searching for fast food options."),
+            None
+        );
+        assert_eq!(
+            find("Let's not listen to that station anymore when I ask for news updates."),
+            None
+        );
+        assert_eq!(find("Avoid highways during navigation."), None);
+        assert_eq!(
+            find("Hey, while we're on the road, can you find a charger?"),
+            None
+        );
+        // A place or a time is still a condition.
+        assert_eq!(
+            find("When I drive through the tunnel, switch to inside air.").as_deref(),
+            Some("when I drive through the tunnel")
+        );
+        assert_eq!(
+            find("I want it warmer if it is below 5 degrees.").as_deref(),
+            Some("if it is below 5 degrees")
         );
     }
 
