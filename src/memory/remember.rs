@@ -114,7 +114,8 @@ impl Memory {
         if let Some(op) = options.forced() {
             return Ok((op, stored));
         }
-        if let Some(op) = options.by_negation(&incoming.sentence) {
+        if let Some(op) = options.by_negation(&incoming.sentence, &incoming.attribute, &detail.name)
+        {
             return Ok((op, stored));
         }
         let llm = self.load_llm()?;
