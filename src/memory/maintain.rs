@@ -4,11 +4,10 @@
 //! restricted to the preferences shown and `append` exists only for multi-valued categories.
 //! When the schema leaves only `pass` or `update` of the same value, the question is whether the
 //! new sentence negates the stored value or restates it; the 270M model answered `update` on
-//! almost every restatement, so a negation in the sentence that turns the value down
-//! ([`values::turns_down_stored`]: in the value's scope, and not one of the category's own words)
-//! decides that case without the model.
+//! almost every restatement, so a negation cue in the sentence ([`negates`]) decides that case
+//! without the model.
 
-use super::values;
+use super::values::{self, negates};
 use crate::pref::{Maintenance, Preference, PreferenceId};
 use crate::schema::{Cardinality, Detail};
 
@@ -162,18 +161,15 @@ impl Options {
         }
     }
 
-    /// The decision between `pass` and `update` of the same single stored value `value` of the
-    /// category named `category`, by whether the new sentence turns it down
-    /// ([`values::turns_down_stored`]); `None` when the options are anything else.
-    pub fn by_negation(&self, sentence: &str, value: &str, category: &str) -> Option<Maintenance> {
+    /// The decision between `pass` and `update` of the same single stored value, by the
+    /// negation cue of the new sentence; `None` when the options are anything else.
+    pub fn by_negation(&self, sentence: &str) -> Option<Maintenance> {
         match (self.pass.as_slice(), self.update.as_slice(), self.append) {
-            ([p], [u], false) if p == u => {
-                Some(if values::turns_down_stored(sentence, value, category) {
-                    Maintenance::Update(*u)
-                } else {
-                    Maintenance::Pass(*p)
-                })
-            }
+            ([p], [u], false) if p == u => Some(if negates(sentence) {
+                Maintenance::Update(*u)
+            } else {
+                Maintenance::Pass(*p)
+            }),
             _ => None,
         }
     }
@@ -295,15 +291,15 @@ mod tests {
         let st = [stored(3, "Rock"), stored(12, "Jazz")];
         let same = Options::new(Cardinality::Multiple, &st, "Rock", "Rock on.");
         assert_eq!(
-            same.by_negation("Play rock.", "Rock", "Favorite Genres"),
+            same.by_negation("Play rock."),
             Some(Maintenance::Pass(PreferenceId(3)))
         );
         assert_eq!(
-            same.by_negation("No more rock, please.", "Rock", "Favorite Genres"),
+            same.by_negation("No more rock, please."),
             Some(Maintenance::Update(PreferenceId(3)))
         );
         let other = Options::new(Cardinality::Multiple, &st, "Pop", "Pop.");
-        assert_eq!(other.by_negation("No pop.", "Pop", "Favorite Genres"), None);
+        assert_eq!(other.by_negation("No pop."), None);
     }
 
     #[test]

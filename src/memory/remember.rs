@@ -114,8 +114,7 @@ impl Memory {
         if let Some(op) = options.forced() {
             return Ok((op, stored));
         }
-        if let Some(op) = options.by_negation(&incoming.sentence, &incoming.attribute, &detail.name)
-        {
+        if let Some(op) = options.by_negation(&incoming.sentence) {
             return Ok((op, stored));
         }
         let llm = self.load_llm()?;

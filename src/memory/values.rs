@@ -65,34 +65,6 @@ pub fn negates(sentence: &str) -> bool {
     lower.contains("n't") || says_any(&words(&lower), NEGATION_CUES)
 }
 
-/// Whether a new sentence that restates a stored value turns it down: the negation in the
-/// value's scope ([`turns_down`]) when the sentence says the value's words; otherwise any
-/// negation cue but those the category's own name holds ("Avoid traffic, even if it takes
-/// longer" does not turn down `Willingness to Take Longer Route to Avoid Traffic: Yes`).
-pub fn turns_down_stored(sentence: &str, value: &str, category: &str) -> bool {
-    let said: Vec<String> = stems(sentence);
-    let names_value = stems(value)
-        .iter()
-        .any(|w| !WEAK_WORDS.contains(&w.as_str()) && said.contains(w));
-    if names_value {
-        return turns_down(sentence, value);
-    }
-    let lower = folded(sentence);
-    if lower.contains("n't") {
-        return true;
-    }
-    let own = words(&folded(category))
-        .into_iter()
-        .map(str::to_string)
-        .collect::<Vec<_>>();
-    let cues: Vec<&str> = NEGATION_CUES
-        .iter()
-        .copied()
-        .filter(|c| !c.split(' ').all(|w| own.iter().any(|o| o.starts_with(w))))
-        .collect();
-    says_any(&words(&lower), &cues)
-}
-
 /// Lower case, with typographic apostrophes made plain.
 fn folded(text: &str) -> String {
     text.to_lowercase().replace(['’', '`'], "'")
@@ -305,31 +277,6 @@ mod tests {
             "Rather cheapest"
         ));
         assert!(!turns_down("Not now, play jazz.", "Jazz"));
-    }
-
-    #[test]
-    fn a_restated_value_is_turned_down_by_its_own_negation_not_the_category_s_words() {
-        let cat = "Willingness to Take Longer Route to Avoid Traffic";
-        assert!(!turns_down_stored(
-            "Avoid traffic even if it takes longer.",
-            "Yes",
-            cat
-        ));
-        assert!(turns_down_stored(
-            "No more detours, I'm done with that.",
-            "Yes",
-            cat
-        ));
-        assert!(turns_down_stored(
-            "I don't want jazz.",
-            "Jazz",
-            "Favorite Genres"
-        ));
-        assert!(!turns_down_stored(
-            "Jazz, no matter what.",
-            "Jazz",
-            "Favorite Genres"
-        ));
     }
 
     #[test]
