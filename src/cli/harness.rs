@@ -238,11 +238,11 @@ fn eval_carmem(
         Some(p) => relevance::load_unrelated(p)?,
         None => Vec::new(),
     };
-    let mut needs = Vec::new();
-    for p in requests {
-        needs.extend(relevance::load_requests(p)?);
-    }
-    let requests = needs;
+    let requests = requests
+        .iter()
+        .map(|p| relevance::load_requests(p))
+        .collect::<Result<Vec<_>, _>>()?
+        .concat();
     let mut file = rows_file(rows)?;
     let (report, tally) = carmem::run(
         &models,

@@ -240,9 +240,9 @@ pub fn fit_all(queries: &[Query], extra: &[Extra], threshold: f32, k: usize) -> 
         need_weights,
         need_bias,
         about: json!({
-            "trained_by": "glovebox eval carmem --only-retrieval --unrelated ../shared/kvret/dev.json --requests ../shared/vehiclemembench/qa --write-relevance config/relevance.json",
+            "trained_by": "glovebox eval carmem --data ../shared/carmem/dev.jsonl --unrelated ../shared/kvret/dev.json --requests ../shared/vehiclemembench/qa --requests config/vehicle-examples.jsonl --write-relevance config/relevance.json",
             "features": ["cosine", "log prior of the subcategory", "score minus the best score", "cosine to the nearest labelled request of the subcategory", "need log-odds of the utterance"],
-            "need": "class-balanced logistic regression on the utterance embedding: CarMem dev requests and the quoted words of VehicleMemBench dev questions against KVRET dev weather and schedule driver turns",
+            "need": "class-balanced logistic regression on the utterance embedding: the users' requests, conversation turns, maintenance questions and few-shot requests and the --requests (VehicleMemBench dev questions' quoted words, labelled lines) against the unrelated utterances (KVRET dev weather and schedule driver turns)",
             "cross_validated": report(queries, extra, threshold, k),
         }),
     }
@@ -290,16 +290,9 @@ pub fn load_requests(
         if !p.exists() {
             break;
         }
-        let v: Value = serde_json::from_str(&read(&p)?).map_err(|e| EvalError::Data {
-            path: p.display().to_string(),
-            line: e.line(),
-            problem: e.to_string(),
-        })?;
-        for list in v.as_object().into_iter().flat_map(|o| o.values()) {
-            for q in list.as_array().into_iter().flatten() {
-                if let Some(words) = q["query"].as_str().and_then(quoted) {
-                    out.push((words, n));
-                }
+        for q in super::vmb::load_questions(&p)? {
+            if let Some(words) = quoted(&q.query) {
+                out.push((words, n));
             }
         }
         n += 1;

@@ -311,27 +311,30 @@ impl Memory {
                 break out;
             }
         };
-        // Per candidate, its cosine to the nearest labelled request about its subcategory
-        // (without the prior's requests: the cosine to the preference itself).
-        let mut nearest: Vec<f32> = out.iter().map(|r| r.cosine).collect();
+        // Per subcategory, the utterance's cosine to the nearest labelled request about it.
+        let mut nearest: Vec<Option<f32>> = Vec::new();
         if let Some(prior) = prior {
             let lp = prior.log_probs(query, self.config().recall.sub_sharpness, exclude);
-            let near = prior.nearest(query, exclude);
+            nearest = prior.nearest(query, exclude);
             let w = self.config().recall.sub_prior;
-            for (r, n) in out.iter_mut().zip(&mut nearest) {
+            for r in &mut out {
                 let sub = self.schema.detail(r.preference.detail).sub;
                 r.log_prior = lp[sub.index()];
                 r.score += w * r.log_prior;
-                *n = near[sub.index()].unwrap_or(r.cosine);
             }
-            let mut order: Vec<usize> = (0..out.len()).collect();
-            order.sort_by(|&a, &b| out[b].score.total_cmp(&out[a].score));
-            nearest = order.iter().map(|&i| nearest[i]).collect();
-            out = order.iter().map(|&i| out[i].clone()).collect();
+            out.sort_by(|a, b| b.score.total_cmp(&a.score));
         }
         let top = out.first().map_or(0.0, |r| r.score);
         let need = self.models.relevance.need(query);
-        for (r, n) in out.iter_mut().zip(nearest) {
+        for r in &mut out {
+            // Without requests about its subcategory (or without the prior): the cosine to the
+            // preference itself.
+            let sub = self.schema.detail(r.preference.detail).sub;
+            let n = nearest
+                .get(sub.index())
+                .copied()
+                .flatten()
+                .unwrap_or(r.cosine);
             r.features = relevance::features(r.cosine, r.log_prior, r.score - top, n, need);
             r.relevance = self.models.relevance.probability(&r.features);
         }

@@ -130,7 +130,7 @@ pub fn turns_down(sentence: &str, value: &str) -> bool {
     false
 }
 
-/// `anymore` (or `no longer`) after a value in its clause.
+/// `anymore` after a value in its clause.
 fn negates_after(words: &[&str]) -> bool {
     words.iter().any(|w| *w == "anymore")
 }
