@@ -74,10 +74,19 @@ pub struct ExtractionConfig {
     /// A category is a candidate only when one of the user's sentences is at least this similar
     /// to it (cosine, MiniLM).
     pub min_similarity: f32,
-    /// A sentence offers only when its best category is within this similarity of the
-    /// conversation's strongest preference sentence's; its offered categories must be within
-    /// this of its own best.
+    /// A sentence's offered categories must be within this similarity of its own best; with
+    /// `offers = "margin"`, a sentence offers only when its best category is within this of the
+    /// conversation's strongest preference sentence's.
     pub margin: f32,
+    /// How a preference sentence is judged to offer its category: `model`, the learned offer
+    /// decision (`memory::offer`), or `margin`, the fixed margin rule above.
+    pub offers: OfferRule,
+    /// The offer model (JSON from `glovebox eval offers --write`); `None` uses the one built
+    /// into the binary (`config/offer.json`).
+    pub offer_model: Option<PathBuf>,
+    /// A sentence offers when the offer model's probability is at least this; `None` uses the
+    /// threshold stored in the model file.
+    pub offer_threshold: Option<f32>,
     /// Most preferences extracted from one conversation.
     pub max_preferences: usize,
     /// Compare sentences with labelled example sentences too (not only the schema's texts).
@@ -93,6 +102,17 @@ pub struct ExtractionConfig {
     /// A sentence offers a preference only when the gate's probability that it states a lasting
     /// preference is at least this; `None` uses the threshold stored in the gate file.
     pub gate_threshold: Option<f32>,
+}
+
+/// How a preference sentence is judged to offer its best category ([`ExtractionConfig::offers`]).
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum OfferRule {
+    /// The learned offer model.
+    #[default]
+    Model,
+    /// Within `margin` of the conversation's strongest preference sentence.
+    Margin,
 }
 
 /// Recall defaults.
@@ -186,6 +206,9 @@ impl Default for ExtractionConfig {
             shortlist: 1,
             min_similarity: 0.3,
             margin: 0.1,
+            offers: OfferRule::Model,
+            offer_model: None,
+            offer_threshold: None,
             max_preferences: 3,
             use_examples: false,
             examples: None,
@@ -269,6 +292,13 @@ impl Config {
         }
         if self.retention.expire_unused_days == Some(0) {
             return Err("retention.expire_unused_days must be at least 1 (leave it out to keep preferences)".into());
+        }
+        if self
+            .extraction
+            .offer_threshold
+            .is_some_and(|t| !(0.0..=1.0).contains(&t))
+        {
+            return Err("extraction.offer_threshold must be within [0, 1]".into());
         }
         if self
             .recall

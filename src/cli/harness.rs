@@ -96,15 +96,38 @@ pub enum EvalCommand {
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
     },
+    /// Fit the offer decision (does a preference sentence state a preference of its best
+    /// category?) on cases with known answers and report it cross-validated.
+    Offers {
+        /// Cases files (`eval cases` format; `scripts/carmem-pairs --singles`,
+        /// `scripts/carmem-pairs`, `scripts/kvret-cases`), each case's tag naming its set.
+        #[arg(long = "cases", value_name = "FILE", required = true)]
+        cases: Vec<PathBuf>,
+        /// Write the model fitted on all of the cases here (config/offer.json ships).
+        #[arg(long, value_name = "FILE")]
+        write: Option<PathBuf>,
+    },
     /// What extraction sees in a conversation: per speaker and user sentence, the gate's
     /// probability and the best categories (why something was, or was not, stored).
     Explain {
         /// A conversation file, as `remember` takes it.
+        #[arg(
+            long,
+            value_name = "FILE",
+            required_unless_present = "cases",
+            conflicts_with = "cases"
+        )]
+        conversation: Option<PathBuf>,
+        /// Or every conversation of a cases file (as `eval cases` takes it): each line then
+        /// names its case's `id`.
         #[arg(long, value_name = "FILE")]
-        conversation: PathBuf,
+        cases: Option<PathBuf>,
         /// Leave out the labelled examples whose `source` is this.
         #[arg(long)]
         exclude: Option<String>,
+        /// How many of each sentence's best categories to show.
+        #[arg(long, default_value_t = 3)]
+        top: usize,
     },
 }
 
@@ -128,37 +151,17 @@ pub fn eval(cfg: Config, command: EvalCommand, out: Output) -> Result<()> {
         ),
         EvalCommand::Explain {
             conversation,
+            cases,
             exclude,
-        } => {
-            let models = crate::memory::Models::load(&cfg)?;
-            let c = super::read_conversation(&conversation)?;
-            let user = crate::pref::UserId::new("user")?;
-            let schema = models.schema().clone();
-            let mut lines = Vec::new();
-            for part in c.parts(&user) {
-                for s in models.explain(&part.conversation, exclude.as_deref())? {
-                    let best: Vec<serde_json::Value> = s
-                        .best
-                        .iter()
-                        .map(|(d, v)| serde_json::json!([schema.detail(*d).key, v]))
-                        .collect();
-                    lines.push(serde_json::json!({
-                        "speaker": part.speaker.as_str(), "sentence": s.sentence,
-                        "gate": s.gate, "passes": s.passes, "best": best,
-                        "condition": s.condition,
-                    }));
-                }
-            }
-            let v = serde_json::Value::Array(lines);
-            out.print_value(&v, || {
-                v.as_array()
-                    .into_iter()
-                    .flatten()
-                    .map(|l| format!("{l}\n"))
-                    .collect()
-            });
-            Ok(())
-        }
+            top,
+        } => explain(
+            cfg,
+            (conversation.as_deref(), cases.as_deref()),
+            exclude.as_deref(),
+            top,
+            out,
+        ),
+        EvalCommand::Offers { cases, write } => eval_offers(cfg, &cases, write.as_deref(), out),
         EvalCommand::Cases { data, out: rows } => eval_cases(cfg, &data, rows.as_deref(), out),
         EvalCommand::VehicleMemBench {
             history,
@@ -257,13 +260,79 @@ fn eval_carmem(
         f.flush().context("cannot write the results file")?;
     }
     if let Some(p) = write_relevance {
-        let threshold = models.relevance().threshold;
         write_json(
             p,
-            &relevance::fit_all(&tally.relevance, &tally.extra, threshold, cfg.recall.k),
+            &relevance::fit_all(&tally.relevance, &tally.extra, cfg.recall.k),
         )?;
     }
     out.print_value(&report, || carmem::table(&report));
+    Ok(())
+}
+
+/// `eval explain`: per speaker and user sentence of one conversation (or of every case of a
+/// cases file), the gate's probability and the best categories.
+fn explain(
+    cfg: Config,
+    (conversation, cases): (Option<&Path>, Option<&Path>),
+    exclude: Option<&str>,
+    top: usize,
+    out: Output,
+) -> Result<()> {
+    let models = crate::memory::Models::load(&cfg)?;
+    let schema = models.schema().clone();
+    let convs: Vec<(Option<String>, crate::conversation::Conversation)> =
+        match (conversation, cases) {
+            (Some(p), _) => vec![(None, super::read_conversation(p)?)],
+            (None, Some(p)) => crate::eval::cases::load(p, &schema)?
+                .into_iter()
+                .map(|c| (Some(c.id), c.conversation))
+                .collect(),
+            (None, None) => bail!("eval explain needs --conversation or --cases"),
+        };
+    let user = crate::pref::UserId::new("user")?;
+    let mut lines = Vec::new();
+    for (id, c) in &convs {
+        for part in c.parts(&user) {
+            for s in models.explain(&part.conversation, exclude, top)? {
+                let best: Vec<serde_json::Value> = s
+                    .best
+                    .iter()
+                    .map(|(d, v)| serde_json::json!([schema.detail(*d).key, v]))
+                    .collect();
+                let mut line = serde_json::json!({
+                    "speaker": part.speaker.as_str(), "sentence": s.sentence,
+                    "gate": s.gate, "passes": s.passes, "best": best,
+                    "condition": s.condition,
+                });
+                if let Some(id) = id {
+                    line["case"] = serde_json::json!(id);
+                }
+                lines.push(line);
+            }
+        }
+    }
+    let v = serde_json::Value::Array(lines);
+    out.print_value(&v, || {
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .map(|l| format!("{l}\n"))
+            .collect()
+    });
+    Ok(())
+}
+
+fn eval_offers(cfg: Config, files: &[PathBuf], write: Option<&Path>, out: Output) -> Result<()> {
+    let models = crate::memory::Models::load(&cfg)?;
+    let mut cases = Vec::new();
+    for f in files {
+        cases.extend(crate::eval::cases::load(f, models.schema())?);
+    }
+    let (report, model) = crate::eval::offers::run(&models, &cases)?;
+    if let Some(p) = write {
+        write_json(p, &model)?;
+    }
+    out.print_value(&report, || crate::eval::offers::table(&report));
     Ok(())
 }
 

@@ -8,5 +8,6 @@ pub mod confirm;
 pub mod fit;
 pub mod gate;
 pub mod metrics;
+pub mod offers;
 pub mod relevance;
 pub mod vmb;

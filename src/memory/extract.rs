@@ -12,6 +12,7 @@
 //! **Invariant:** a category outside the allowed set can never be produced: it is absent from
 //! the grammar and rejected again by [`parse`].
 
+use super::offer::OfferModel;
 use super::values::{self, named_values, NOT};
 use crate::schema::{DetailId, DetailSet, Schema, ValueKind};
 
@@ -149,12 +150,32 @@ pub fn sentence_scores(
         .collect()
 }
 
+/// How sentences become offers ([`offers`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Offering<'a> {
+    /// A category needs a sentence at least this similar.
+    pub min_similarity: f32,
+    /// Within one sentence, the categories within this of its best may be offered too; with
+    /// no model, a sentence offers only within this of the conversation's strongest sentence.
+    pub margin: f32,
+    /// Categories one sentence offers at most.
+    pub per_sentence: usize,
+    /// Offers of one conversation at most.
+    pub max: usize,
+    /// The learned offer decision ([`crate::memory::offer`]); `None`: the margin rule.
+    pub model: Option<&'a OfferModel>,
+}
+
 /// The offers of a gated extraction, best first: every user sentence that passes the
-/// preference gate (`passes[s]`, [`crate::memory::gate`]) and whose best category over the whole
-/// schema is allowed, at least `min_similarity`, and within `margin` of the best of any passing
-/// sentence, offers its allowed categories within `margin` of its own best (at most
-/// `per_sentence` of them); a category offered by several sentences keeps
-/// the one that matches it best. At most `max` offers.
+/// preference gate (`passes[s]`, with the gate's probability `gate[s]`,
+/// [`crate::memory::gate`]) and whose best category over the whole schema is allowed and at
+/// least `min_similarity` is a candidate. With an offer model, a candidate offers when the
+/// model finds it likely enough to state a preference of that category (its probability at or
+/// above the model's threshold); without one, when its best is within `margin` of the best of
+/// any passing sentence. A sentence that offers, offers its allowed categories within `margin`
+/// of its own best (at most `per_sentence` of them); a category offered by several sentences
+/// keeps the one that matches it best. At most `max` offers, the likeliest (or, with no
+/// model, the most similar) first.
 ///
 /// A sentence whose best category is opted out offers nothing (not its nearest allowed
 /// neighbour), and a sentence that states no lasting preference offers nothing at all: that is
@@ -162,68 +183,88 @@ pub fn sentence_scores(
 pub fn offers(
     schema: &Schema,
     scores: &[Vec<f32>],
-    passes: &[bool],
+    (gate, passes): (&[f32], &[bool]),
     allowed: &DetailSet,
-    min_similarity: f32,
-    margin: f32,
-    per_sentence: usize,
-    max: usize,
+    how: &Offering,
 ) -> Vec<Candidate> {
-    let mut best: Vec<Option<Candidate>> = vec![None; schema.details().len()];
-    let top_of = |row: &Vec<f32>| {
-        row.iter()
-            .enumerate()
-            .max_by(|a, b| a.1.total_cmp(b.1))
-            .map(|(i, &s)| (i, s))
-    };
-    // The conversation's strongest preference sentence, over the whole schema: another
-    // sentence offers only when it is about as clearly about a category (within `margin`), so
-    // that when the strongest is about an opted-out category, a weaker sentence cannot smuggle
-    // in its nearest allowed neighbour, and passing remarks around a preference stay out.
-    let conv_top = scores
-        .iter()
-        .enumerate()
-        .filter(|(si, _)| passes.get(*si).copied().unwrap_or(false))
-        .filter_map(|(_, row)| top_of(row).map(|t| t.1))
-        .fold(f32::NEG_INFINITY, f32::max);
+    // Per detail: the best offer and the key it is ranked by.
+    let mut best: Vec<Option<(Candidate, f32)>> = vec![None; schema.details().len()];
+    let passing = |si: usize| passes.get(si).copied().unwrap_or(false);
+    // With no model, a sentence offers only when it is about as clearly about a category as
+    // the conversation's strongest (within `margin`), so that when the strongest is about an
+    // opted-out category, a weaker sentence cannot smuggle in its nearest allowed neighbour;
+    // the model reads the same distance as one of its features.
+    let conv_top = strongest(scores, passes);
     for (si, row) in scores.iter().enumerate() {
-        if !passes.get(si).copied().unwrap_or(false) {
+        if !passing(si) {
             continue;
         }
-        let Some((top_d, top)) = top_of(row) else {
+        let Some((top_d, top)) = best_category(row) else {
             continue;
         };
-        if !allowed.contains(schema.details()[top_d].id)
-            || top < min_similarity
-            || top < conv_top - margin
-        {
+        if !allowed.contains(schema.details()[top_d].id) || top < how.min_similarity {
             continue;
         }
+        let rank = match how.model {
+            None if top < conv_top - how.margin => continue,
+            None => top,
+            Some(m) => {
+                let g = gate.get(si).copied().unwrap_or(0.0);
+                let Some(f) = super::offer::features(schema, row, g, conv_top) else {
+                    continue;
+                };
+                let p = m.probability(&f);
+                if p < m.threshold {
+                    continue;
+                }
+                p
+            }
+        };
         let mut mine: Vec<(usize, f32)> = row
             .iter()
             .enumerate()
             .filter(|&(di, &s)| {
-                s >= min_similarity
-                    && s >= top - margin
+                s >= how.min_similarity
+                    && s >= top - how.margin
                     && allowed.contains(schema.details()[di].id)
             })
             .map(|(di, &s)| (di, s))
             .collect();
         mine.sort_by(|a, b| b.1.total_cmp(&a.1));
-        for (di, s) in mine.into_iter().take(per_sentence.max(1)) {
-            if best[di].is_none_or(|b| s > b.score) {
-                best[di] = Some(Candidate {
+        for (di, s) in mine.into_iter().take(how.per_sentence.max(1)) {
+            if best[di].is_none_or(|(b, _)| s > b.score) {
+                let c = Candidate {
                     detail: schema.details()[di].id,
                     score: s,
                     sentence: si,
-                });
+                };
+                best[di] = Some((c, rank));
             }
         }
     }
-    let mut out: Vec<Candidate> = best.into_iter().flatten().collect();
-    out.sort_by(|a, b| b.score.total_cmp(&a.score));
-    out.truncate(max);
-    out
+    let mut out: Vec<(Candidate, f32)> = best.into_iter().flatten().collect();
+    out.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.score.total_cmp(&a.0.score)));
+    out.truncate(how.max);
+    out.into_iter().map(|(c, _)| c).collect()
+}
+
+/// A sentence's best category over the whole schema (index and similarity).
+pub fn best_category(row: &[f32]) -> Option<(usize, f32)> {
+    row.iter()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .map(|(i, &s)| (i, s))
+}
+
+/// The best similarity of any sentence that passes the gate (the conversation's strongest
+/// preference sentence); −∞ when none passes.
+pub fn strongest(scores: &[Vec<f32>], passes: &[bool]) -> f32 {
+    scores
+        .iter()
+        .zip(passes)
+        .filter(|(_, &p)| p)
+        .filter_map(|(row, _)| best_category(row).map(|t| t.1))
+        .fold(f32::NEG_INFINITY, f32::max)
 }
 
 /// Offers grouped by the sentence that made them, in order of each group's best offer: each

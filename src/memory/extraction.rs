@@ -86,12 +86,15 @@ impl Models {
         let offered = extract::offers(
             &self.schema,
             &scores,
-            &passes,
+            (&gate, &passes),
             allowed,
-            x.min_similarity,
-            x.margin,
-            x.shortlist,
-            x.max_preferences,
+            &extract::Offering {
+                min_similarity: x.min_similarity,
+                margin: x.margin,
+                per_sentence: x.shortlist,
+                max: x.max_preferences,
+                model: self.offer.as_ref(),
+            },
         );
         // A detail whose value must be named to be stored, and whose value the user's words do
         // not name, has nothing to store: no question is asked.
@@ -134,6 +137,7 @@ impl Models {
         &self,
         conversation: &Conversation,
         exclude: Option<&str>,
+        top: usize,
     ) -> Result<Vec<SentenceView>, MemoryError> {
         let sentences = conversation.user_sentences();
         let protos = self.prototypes()?;
@@ -150,7 +154,7 @@ impl Models {
                     .map(|(i, &s)| (self.schema.details()[i].id, s))
                     .collect();
                 best.sort_by(|a, b| b.1.total_cmp(&a.1));
-                best.truncate(3);
+                best.truncate(top);
                 SentenceView {
                     condition: super::condition::find(&sentence),
                     sentence,
@@ -160,6 +164,22 @@ impl Models {
                 }
             })
             .collect())
+    }
+
+    /// What the offer decision reads for each user sentence of a conversation: the gate's
+    /// probability, whether it passes, and its similarity to every detail category (the
+    /// evaluation fits the offer model on these, so it reads what the runtime reads).
+    pub fn offer_inputs(
+        &self,
+        conversation: &Conversation,
+    ) -> Result<(Vec<f32>, Vec<bool>, Vec<Vec<f32>>), MemoryError> {
+        let sentences = conversation.user_sentences();
+        let protos = self.prototypes()?;
+        let vecs = self.embed_sentences(&sentences)?;
+        let gate: Vec<f32> = vecs.iter().map(|v| self.gate.probability(v)).collect();
+        let passes = gate.iter().map(|&p| self.gate.passes(p)).collect();
+        let scores = extract::sentence_scores(&self.schema, &protos, &vecs, None);
+        Ok((gate, passes, scores))
     }
 
     /// Moves each typed offer to the speaker's last correction of it in the conversation

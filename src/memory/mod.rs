@@ -21,6 +21,7 @@ mod index_state;
 pub mod lifecycle;
 pub mod maintain;
 mod models;
+pub mod offer;
 pub mod prior;
 mod recall;
 pub mod relevance;
@@ -81,6 +82,8 @@ pub enum MemoryError {
     Gate(#[from] gate::GateError),
     #[error(transparent)]
     Relevance(#[from] relevance::RelevanceError),
+    #[error(transparent)]
+    Offer(#[from] offer::OfferError),
     #[error(transparent)]
     Maintenance(#[from] maintain::ParseError),
     #[error(transparent)]

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::extract::{self, Prototype};
-use super::{gate, maintain, prior, relevance, MemoryError, SubPrior};
+use super::{gate, maintain, offer, prior, relevance, MemoryError, SubPrior};
 use crate::cache;
 use crate::config::Config;
 use crate::embed::{Embedder, EMBED_DIM};
@@ -23,6 +23,8 @@ pub struct Models {
     pub(super) llm: OnceLock<Llm>,
     /// Decides which sentences state a lasting preference at all.
     pub(super) gate: gate::Gate,
+    /// The offer decision with the threshold in force; `None` under `offers = "margin"`.
+    pub(super) offer: Option<offer::OfferModel>,
     /// Decides which recalled preferences matter for an utterance at all.
     pub(super) relevance: relevance::Relevance,
     pub(super) prototypes: OnceLock<Arc<Vec<Prototype>>>,
@@ -53,6 +55,19 @@ impl Models {
         if let Some(t) = cfg.extraction.gate_threshold {
             gate.threshold = t;
         }
+        let offer = match cfg.extraction.offers {
+            crate::config::OfferRule::Margin => None,
+            crate::config::OfferRule::Model => {
+                let mut m = match &cfg.extraction.offer_model {
+                    None => offer::OfferModel::embedded(),
+                    Some(p) => offer::OfferModel::load(p)?,
+                };
+                if let Some(t) = cfg.extraction.offer_threshold {
+                    m.threshold = t;
+                }
+                Some(m)
+            }
+        };
         let mut relevance = match &cfg.recall.relevance {
             None => relevance::Relevance::embedded(),
             Some(p) => {
@@ -67,6 +82,10 @@ impl Models {
         };
         if let Some(t) = cfg.recall.min_relevance {
             relevance.threshold = t;
+            // 0 means every top-k candidate, so no relative floor either.
+            if t == 0.0 {
+                relevance.relative = 0.0;
+            }
         }
         let emb_path = cfg.embedder_path();
         let embedder = Worker::spawn("embedder", cfg.server.queue.max(64), move || {
@@ -80,6 +99,7 @@ impl Models {
             embedder,
             llm: OnceLock::new(),
             gate,
+            offer,
             relevance,
             prototypes: OnceLock::new(),
             prior: OnceLock::new(),
@@ -114,6 +134,11 @@ impl Models {
     /// Recall's relevance model, with the threshold in force.
     pub fn relevance(&self) -> &relevance::Relevance {
         &self.relevance
+    }
+
+    /// Extraction's offer decision, with the threshold in force (`None`: the margin rule).
+    pub fn offer(&self) -> Option<&offer::OfferModel> {
+        self.offer.as_ref()
     }
 
     /// Extraction's preference gate, with the threshold in force.

@@ -74,7 +74,7 @@ impl Memory {
     ) -> Result<Vec<Recalled>, MemoryError> {
         let query = self.models.embed_urgent(text)?;
         let mut out = self.rank(user, &query, k, None)?;
-        out.retain(|r| r.relevance >= self.models.relevance.threshold);
+        self.keep_relevant(&mut out);
         self.prefer_conditions(&mut out, text, &query, situation)?;
         out.truncate(k);
         self.touch(&out);
@@ -241,6 +241,14 @@ impl Memory {
         Ok(())
     }
 
+    /// Keeps the candidates whose relevance reaches the gate's floor: `recall.min_relevance`,
+    /// or the model's relative share of the best candidate's relevance, whichever is higher.
+    fn keep_relevant(&self, out: &mut Vec<Recalled>) {
+        let best = out.iter().map(|r| r.relevance).fold(0.0, f32::max);
+        let min = self.models.relevance.floor(best);
+        out.retain(|r| r.relevance >= min);
+    }
+
     /// [`Memory::recall_excluding`] with the utterance already embedded: the top `k` of
     /// [`Memory::rank`] whose relevance reaches `recall.min_relevance`. An utterance that no
     /// stored preference serves returns nothing.
@@ -251,9 +259,8 @@ impl Memory {
         k: usize,
         exclude: Option<&str>,
     ) -> Result<Vec<Recalled>, MemoryError> {
-        let min = self.models.relevance.threshold;
         let mut out = self.rank(user, query, k, exclude)?;
-        out.retain(|r| r.relevance >= min);
+        self.keep_relevant(&mut out);
         self.prefer_conditions(&mut out, "", query, &Situation::default())?;
         out.truncate(k);
         self.touch(&out);

@@ -46,6 +46,11 @@ pub struct Relevance {
     pub format: String,
     /// Preferences below this probability are not returned.
     pub threshold: f32,
+    /// Nor are those below this share of the best candidate's probability for the same
+    /// utterance (0: no relative floor): when one stored preference is clearly what the
+    /// utterance needs, a far less likely neighbour is not put into the assistant's prompt.
+    #[serde(default)]
+    pub relative: f32,
     pub weights: Vec<f32>,
     pub bias: f32,
     /// The need model: logistic regression on the utterance's embedding (empty: no need
@@ -88,6 +93,7 @@ impl Relevance {
             )));
         }
         if !(0.0..=1.0).contains(&r.threshold)
+            || !(0.0..1.0).contains(&r.relative)
             || !r.bias.is_finite()
             || !r.need_bias.is_finite()
             || r.weights
@@ -96,7 +102,7 @@ impl Relevance {
                 .any(|w| !w.is_finite())
         {
             return Err(bad(
-                "threshold must be within [0, 1] and weights finite".into()
+                "threshold must be within [0, 1], relative within [0, 1) and weights finite".into(),
             ));
         }
         Ok(r)
@@ -126,6 +132,13 @@ impl Relevance {
     /// request a stored preference can serve (0 without a need model).
     pub fn need(&self, v: &[f32]) -> f32 {
         need_logit(&self.need_weights, self.need_bias, v)
+    }
+
+    /// The probability a candidate needs to be returned when the best candidate for the same
+    /// utterance has probability `best`: the threshold, or the relative floor under `best`,
+    /// whichever is higher.
+    pub fn floor(&self, best: f32) -> f32 {
+        self.threshold.max(self.relative * best)
     }
 
     /// The probability, in [0, 1], that a preference with these features matters.
@@ -172,6 +185,22 @@ mod tests {
         let r = Relevance::parse(&text, "r").unwrap();
         let e = r.check_dim(384, "r").unwrap_err();
         assert!(e.to_string().contains("384"), "{e}");
+    }
+
+    #[test]
+    fn the_floor_is_the_threshold_or_the_share_of_the_best() {
+        let mut r = Relevance::embedded();
+        r.threshold = 0.2;
+        r.relative = 0.5;
+        assert_eq!(r.floor(0.9), 0.45);
+        assert_eq!(r.floor(0.3), 0.2);
+        r.relative = 0.0;
+        assert_eq!(r.floor(0.9), 0.2);
+        let text = format!(
+            r#"{{"format":"{FORMAT}","threshold":0.5,"relative":1.5,"weights":[1,1,1,1,1],"bias":0}}"#
+        );
+        let e = Relevance::parse(&text, "r").unwrap_err();
+        assert!(e.to_string().contains("relative"), "{e}");
     }
 
     #[test]

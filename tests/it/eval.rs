@@ -139,3 +139,48 @@ fn eval_carmem_one_user_reports_every_table() {
     assert_eq!(kinds.iter().filter(|k| *k == "extraction").count(), 10);
     assert_eq!(kinds.iter().filter(|k| *k == "retrieval").count(), 10);
 }
+
+#[test]
+fn eval_offers_fits_a_model_the_runtime_loads_and_reports_it_held_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = dir.path().join("cases.jsonl");
+    let line = |id: &str, text: &str, expect: &str, tag: &str| {
+        format!(
+            r#"{{"id": "{id}", "conversation": [{{"role": "user", "text": "{text}"}}], "expect": [{expect}], "tag": "{tag}"}}"#
+        )
+    };
+    let mut lines = Vec::new();
+    for i in 0..6 {
+        lines.push(line(
+            &format!("likes-{i}"),
+            "I always keep the cabin at 22 degrees, that's the temperature I like.",
+            r#"{"category": "preferred_temperature"}"#,
+            "single",
+        ));
+        lines.push(line(
+            &format!("none-{i}"),
+            "What's the weather going to be like in Fresno tomorrow?",
+            "",
+            "weather",
+        ));
+    }
+    std::fs::write(&cases, lines.join("\n")).unwrap();
+    let model = dir.path().join("offer.json");
+    let r = json_output(
+        Command::new(env!("CARGO_BIN_EXE_glovebox"))
+            .arg("--models")
+            .arg(models_dir())
+            .args(["--json", "eval", "offers", "--cases"])
+            .arg(&cases)
+            .arg("--write")
+            .arg(&model),
+    );
+    assert!(r["samples"].as_u64().unwrap() >= 6, "{r}");
+    assert_eq!(r["by_threshold"].as_array().unwrap().len(), 7);
+    for set in ["single", "out-of-schema"] {
+        assert!(r["nested"]["sets"][set]["cases"].is_number(), "{set}: {r}");
+    }
+    shares_in_unit_interval(&r["by_threshold"], "", &["threshold", "cases"]);
+    let m = glovebox::memory::offer::OfferModel::load(&model).unwrap();
+    assert!((0.0..=1.0).contains(&m.threshold));
+}

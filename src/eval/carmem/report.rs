@@ -52,7 +52,7 @@ pub(super) fn report(models: &Models, cfg: &Config, t: &Tally, total_s: f64) -> 
             "contradictory_reduction": share(negate_ok, negate_n),
         },
         "retrieval": {"enriched": topn(&t.enriched), "sentence_only": topn(&t.sentence_only), "queries": t.enriched.queries,
-            "gate": crate::eval::relevance::report(&t.relevance, &t.extra, models.relevance().threshold, cfg.recall.k)},
+            "gate": crate::eval::relevance::report(&t.relevance, &t.extra, crate::eval::relevance::Cut { threshold: models.relevance().threshold, relative: models.relevance().relative }, cfg.recall.k)},
         "timing": {
             "extract_ms_p50": quantile(&t.extract_ms, 0.5), "extract_ms_p95": quantile(&t.extract_ms, 0.95),
             "maintain_ms_p50": quantile(&t.maintain_ms, 0.5),

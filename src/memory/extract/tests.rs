@@ -157,6 +157,21 @@ fn answers_outside_the_offer_are_rejected() {
     assert!(e("preferred_temperature: \nend\n").contains("no `category: value`"));
 }
 
+fn margin_rule(
+    min_similarity: f32,
+    margin: f32,
+    per_sentence: usize,
+    max: usize,
+) -> Offering<'static> {
+    Offering {
+        min_similarity,
+        margin,
+        per_sentence,
+        max,
+        model: None,
+    }
+}
+
 #[test]
 fn only_gated_sentences_about_allowed_categories_offer() {
     let s = Schema::embedded();
@@ -169,26 +184,59 @@ fn only_gated_sentences_about_allowed_categories_offer() {
     row[fan.index()] = 0.75;
     row[genres.index()] = 0.2;
     let all = s.all_details();
-    let got = offers(&s, &[row.clone()], &[true], &all, 0.3, 0.1, 3, 3);
+    let got = offers(
+        &s,
+        &[row.clone()],
+        (&[], &[true]),
+        &all,
+        &margin_rule(0.3, 0.1, 3, 3),
+    );
     assert_eq!(
         got.iter().map(|c| c.detail).collect::<Vec<_>>(),
         vec![temp, fan]
     );
     assert_eq!(
-        offers(&s, &[row.clone()], &[true], &all, 0.3, 0.1, 1, 3).len(),
+        offers(
+            &s,
+            &[row.clone()],
+            (&[], &[true]),
+            &all,
+            &margin_rule(0.3, 0.1, 1, 3)
+        )
+        .len(),
         1
     );
     // A sentence the gate holds back offers nothing, however close to a category.
-    assert!(offers(&s, &[row.clone()], &[false], &all, 0.3, 0.1, 3, 3).is_empty());
+    assert!(offers(
+        &s,
+        &[row.clone()],
+        (&[], &[false]),
+        &all,
+        &margin_rule(0.3, 0.1, 3, 3)
+    )
+    .is_empty());
     // Opting out of the best category silences the sentence entirely.
     let mut allowed = all.clone();
     allowed.remove(temp);
-    assert!(offers(&s, &[row.clone()], &[true], &allowed, 0.3, 0.1, 3, 3).is_empty());
+    assert!(offers(
+        &s,
+        &[row.clone()],
+        (&[], &[true]),
+        &allowed,
+        &margin_rule(0.3, 0.1, 3, 3)
+    )
+    .is_empty());
     // Two preference sentences offer one category each, each with its own sentence.
     let mut music = vec![0.0f32; n];
     music[genres.index()] = 0.6;
     let both = [row, music];
-    let got = offers(&s, &both, &[true, true], &all, 0.3, 0.25, 1, 3);
+    let got = offers(
+        &s,
+        &both,
+        (&[], &[true, true]),
+        &all,
+        &margin_rule(0.3, 0.25, 1, 3),
+    );
     assert_eq!(
         got.iter()
             .map(|c| (c.detail, c.sentence))
@@ -197,14 +245,84 @@ fn only_gated_sentences_about_allowed_categories_offer() {
     );
     assert_eq!(by_sentence(&got).len(), 2);
     // A sentence far less clearly about its category than the strongest one offers nothing.
-    let got = offers(&s, &both, &[true, true], &all, 0.3, 0.1, 1, 3);
+    let got = offers(
+        &s,
+        &both,
+        (&[], &[true, true]),
+        &all,
+        &margin_rule(0.3, 0.1, 1, 3),
+    );
     assert_eq!(got.len(), 1);
     // When the strongest sentence is about an opted-out category, the weaker one stays
     // silent too (it cannot smuggle in a neighbour).
     let mut no_temp = all.clone();
     no_temp.remove(temp);
     no_temp.remove(fan);
-    assert!(offers(&s, &both, &[true, true], &no_temp, 0.3, 0.1, 1, 3).is_empty());
+    assert!(offers(
+        &s,
+        &both,
+        (&[], &[true, true]),
+        &no_temp,
+        &margin_rule(0.3, 0.1, 1, 3)
+    )
+    .is_empty());
+}
+
+#[test]
+fn the_offer_model_lets_a_second_clear_preference_offer_and_holds_back_a_vague_one() {
+    let s = Schema::embedded();
+    let n = s.details().len();
+    let temp = s.detail_by_key("preferred_temperature").unwrap();
+    let genres = s.detail_by_key("favorite_genres").unwrap();
+    let cuisine = s.detail_by_key("favorite_cuisine").unwrap();
+    let diet = s.detail_by_key("dietary_preferences").unwrap();
+    // Two sentences, each clearly about its own category; the second is 0.15 weaker, which
+    // the margin rule (0.1) holds back.
+    let mut climate = vec![0.1f32; n];
+    climate[temp.index()] = 0.75;
+    let mut music = vec![0.1f32; n];
+    music[genres.index()] = 0.6;
+    // A third sentence close to two categories of one subcategory and barely above others.
+    let mut vague = vec![0.35f32; n];
+    vague[cuisine.index()] = 0.42;
+    vague[diet.index()] = 0.41;
+    let rows = [climate, music, vague];
+    let gate = [0.95, 0.9, 0.6];
+    let passes = [true, true, true];
+    let all = s.all_details();
+    let model = OfferModel {
+        format: crate::memory::offer::FORMAT.into(),
+        threshold: 0.5,
+        weights: vec![0.3, -0.5, 6.0, 4.5, 0.4],
+        bias: -1.5,
+        about: serde_json::Value::Null,
+    };
+    let how = Offering {
+        model: Some(&model),
+        ..margin_rule(0.3, 0.1, 1, 3)
+    };
+    let got = offers(&s, &rows, (&gate, &passes), &all, &how);
+    assert_eq!(
+        got.iter()
+            .map(|c| (c.detail, c.sentence))
+            .collect::<Vec<_>>(),
+        vec![(temp, 0), (genres, 1)]
+    );
+    let margin_only = offers(
+        &s,
+        &rows,
+        (&gate, &passes),
+        &all,
+        &margin_rule(0.3, 0.1, 1, 3),
+    );
+    assert_eq!(margin_only.len(), 1);
+    // The model still obeys the gate and opt-outs.
+    let held = [true, false, false];
+    assert_eq!(offers(&s, &rows, (&gate, &held), &all, &how).len(), 1);
+    let mut no_music = all.clone();
+    no_music.remove(genres);
+    let got = offers(&s, &rows, (&gate, &passes), &no_music, &how);
+    assert!(got.iter().all(|c| c.detail != genres), "{got:?}");
 }
 
 #[test]
