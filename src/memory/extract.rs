@@ -374,13 +374,20 @@ pub fn named_choices(schema: &Schema, offered: &Candidate, sentences: &[String])
         }
     }
     let mut out: Vec<String> = named.iter().map(|v| v.to_string()).collect();
-    if shrugged.is_empty() {
-        out.extend(
-            named
-                .iter()
-                .filter(|v| values::turns_down(evidence, v))
-                .map(|v| format!("{NOT}{v}")),
-        );
+    // What a negation can turn down: not a value that is itself an aversion, nor any value of
+    // a category that is one (the negation states it); and in a single-value category, nothing
+    // once the sentence names a value it does not turn down ("to my face and not the feet" is
+    // Face).
+    let aversive_category = values::aversive(&d.name);
+    let turned: Vec<&&str> = named
+        .iter()
+        .filter(|v| !aversive_category && !values::aversive(v))
+        .filter(|v| values::turns_down(evidence, v))
+        .collect();
+    let affirmed = named.len() > turned.len();
+    let single = d.cardinality == crate::schema::Cardinality::Single;
+    if shrugged.is_empty() && !(single && affirmed) {
+        out.extend(turned.iter().map(|v| format!("{NOT}{v}")));
     }
     out
 }

@@ -159,7 +159,40 @@ const SHRUG_CUES: &[&str] = &[
 /// Whether the sentence says something does not matter to the user ("I don't care if it's
 /// covered or not").
 pub fn shrugs(sentence: &str) -> bool {
-    says_any(&words(&folded(sentence)), SHRUG_CUES)
+    let lower = folded(sentence);
+    // "doesn't really matter", "not too fussed", "don't much care": an intensifier inside a
+    // cue does not change what it says.
+    let plain: Vec<&str> = words(&lower)
+        .into_iter()
+        .filter(|w| !INTENSIFIERS.contains(w))
+        .collect();
+    says_any(&plain, SHRUG_CUES)
+}
+
+/// Words that strengthen or soften a phrase without changing what it says.
+const INTENSIFIERS: &[&str] = &[
+    "really",
+    "too",
+    "that",
+    "very",
+    "much",
+    "particularly",
+    "especially",
+    "terribly",
+    "all",
+];
+
+/// Words by which a value or a category itself names an aversion ("Seafood Allergies",
+/// "Avoidance of Specific Road Types"): a negation near such a value states it ("a place that
+/// doesn't serve seafood" for a seafood allergy, "no toll roads" for avoiding them), it does
+/// not turn it down.
+const AVERSION_STEMS: &[&str] = &["avoid", "allerg", "intoleran"];
+
+/// Whether the text names an aversion ([`AVERSION_STEMS`]).
+pub fn aversive(text: &str) -> bool {
+    words(&folded(text))
+        .iter()
+        .any(|w| AVERSION_STEMS.iter().any(|a| w.starts_with(a)))
 }
 
 /// Words by which a known value says the thing does not matter ("Indifferent to Covered
@@ -286,6 +319,11 @@ mod tests {
             "Just pick any parking, I'm not too fussed about security."
         ));
         assert!(!shrugs("I care about a covered spot."));
+        assert!(shrugs("It doesn't really matter if it's covered."));
+        assert!(shrugs("I'm not that bothered about security."));
+        assert!(!shrugs("It really matters that it's covered."));
+        assert!(aversive("Seafood Allergies") && aversive("Avoidance of Specific Road Types"));
+        assert!(!aversive("Jazz"));
         let schema = Schema::embedded();
         let covered = schema
             .detail_by_key("preference_for_covered_parking")

@@ -134,6 +134,72 @@ fn a_shrug_offers_the_value_that_says_it_does_not_matter_never_its_negation() {
 }
 
 #[test]
+fn a_shrug_with_an_intensifier_is_still_a_shrug() {
+    let s = Schema::embedded();
+    let say = |t: &str| vec![t.to_string()];
+    let c = cand(&s, "preference_for_covered_parking", 0);
+    assert_eq!(
+        named_choices(
+            &s,
+            &c,
+            &say("It doesn't really matter if it's covered or not.")
+        ),
+        vec!["Indifferent to Covered Parking"]
+    );
+}
+
+#[test]
+fn a_negation_states_an_aversion_instead_of_turning_it_down() {
+    let s = Schema::embedded();
+    let say = |t: &str| vec![t.to_string()];
+    // The value is an aversion: "doesn't serve seafood" is the allergy, not its refusal.
+    let diet = cand(&s, "dietary_preferences", 0);
+    assert_eq!(
+        named_choices(
+            &s,
+            &diet,
+            &say("I'm allergic to seafood, find a place that doesn't serve any seafood.")
+        ),
+        vec!["Seafood Allergies"]
+    );
+    // The category is an aversion: "no toll roads" is avoiding them.
+    let roads = cand(&s, "avoidance_of_specific_road_types", 0);
+    assert_eq!(
+        named_choices(&s, &roads, &say("No toll roads, please.")),
+        vec!["Toll roads"]
+    );
+    // Elsewhere a negation still turns a value down.
+    let genres = cand(&s, "favorite_genres", 0);
+    assert_eq!(
+        named_choices(&s, &genres, &say("No more jazz.")),
+        vec!["Jazz", "not Jazz"]
+    );
+}
+
+#[test]
+fn a_single_value_category_takes_the_value_affirmed_over_the_one_refused() {
+    let s = Schema::embedded();
+    let say = |t: &str| vec![t.to_string()];
+    let air = cand(&s, "airflow_direction_preferences", 0);
+    let got = named_choices(
+        &s,
+        &air,
+        &say("Blow the air towards my face and not the feet."),
+    );
+    assert!(got.contains(&"Face".to_string()), "{got:?}");
+    assert!(got.iter().all(|v| !v.starts_with("not ")), "{got:?}");
+    // Refusing the only value named still offers its negation.
+    assert_eq!(
+        named_choices(&s, &air, &say("Not on my feet, please.")),
+        vec!["Feet", "not Feet"]
+    );
+    // In a multi-value category both stand: jazz and not rock.
+    let genres = cand(&s, "favorite_genres", 0);
+    let got = named_choices(&s, &genres, &say("I love jazz but not rock."));
+    assert!(got.contains(&"not Rock".to_string()), "{got:?}");
+}
+
+#[test]
 fn a_single_offer_is_started_in_the_prompt() {
     let s = Schema::embedded();
     let offered = [cand(&s, "preferred_temperature", 0)];
