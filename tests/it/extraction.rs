@@ -216,3 +216,26 @@ fn recall_returns_only_what_is_relevant_with_a_probability() {
         3
     );
 }
+
+#[test]
+fn a_missing_offer_model_is_named_and_the_margin_rule_needs_none() {
+    let dir = tempdir().unwrap();
+    let mut c = config();
+    c.extraction.offer_model = Some(dir.path().join("no-such-offer.json"));
+    let e = glovebox::memory::Memory::open(&dir.path().join("a"), c)
+        .err()
+        .expect("a missing offer model is an error");
+    assert!(e.to_string().contains("no-such-offer.json"), "{e}");
+    let mut c = config();
+    c.extraction.offers = glovebox::config::OfferRule::Margin;
+    let m = glovebox::memory::Memory::open(&dir.path().join("b"), c).unwrap();
+    assert!(m.models().offer().is_none());
+    let u = user("driver");
+    let out = m
+        .remember(
+            &u,
+            &conv(&[("user", "I always like the cabin at 22 degrees.")]),
+        )
+        .unwrap();
+    assert_eq!(out.len(), 1, "{out:?}");
+}
