@@ -348,10 +348,10 @@ pub fn grammar(
     g
 }
 
-/// The values the user named for an offered category ([`named_values`]; with the category's
-/// "does not matter" value when the evidence sentence shrugs, [`values::shrugs`]) and the
-/// negation of each one the evidence sentence turns down ([`values::turns_down`]): what the
-/// model chooses among (with `none`) when the user named a known value.
+/// The values the user named for an offered category ([`named_values`]) and the negation of
+/// each one the evidence sentence turns down ([`values::turns_down`]): what the model chooses
+/// among (with `none`) when the user named a known value. When the evidence sentence shrugs
+/// ([`values::shrugs`]) and the category has a "does not matter" value, that value alone.
 pub fn named_choices(schema: &Schema, offered: &Candidate, sentences: &[String]) -> Vec<String> {
     let d = schema.detail(offered.detail);
     if matches!(d.kind, ValueKind::Integer | ValueKind::Flag) {
@@ -360,19 +360,16 @@ pub fn named_choices(schema: &Schema, offered: &Candidate, sentences: &[String])
         return super::typed::named(d, sentence);
     }
     let evidence = sentences.get(offered.sentence).map_or("", String::as_str);
-    let mut named = named_values(schema, offered.detail, sentences);
     // "I don't care if it's covered": the value that says it does not matter, when the
-    // category has one; the shrug's own "don't" turns nothing down.
-    let shrugged = if values::shrugs(evidence) {
-        values::indifferent_values(schema, offered.detail)
-    } else {
-        Vec::new()
-    };
-    for v in &shrugged {
-        if !named.contains(v) {
-            named.push(v);
+    // category has one, and only it: the shrug's own "don't" turns nothing down, and the
+    // values it shrugs at ("covered") are what does not matter.
+    if values::shrugs(evidence) {
+        let shrugged = values::indifferent_values(schema, offered.detail);
+        if !shrugged.is_empty() {
+            return shrugged.iter().map(|v| v.to_string()).collect();
         }
     }
+    let named = named_values(schema, offered.detail, sentences);
     let mut out: Vec<String> = named.iter().map(|v| v.to_string()).collect();
     // What a negation can turn down: not a value that is itself an aversion, nor any value of
     // a category that is one (the negation states it); and in a single-value category, nothing
@@ -386,7 +383,7 @@ pub fn named_choices(schema: &Schema, offered: &Candidate, sentences: &[String])
         .collect();
     let affirmed = named.len() > turned.len();
     let single = d.cardinality == crate::schema::Cardinality::Single;
-    if shrugged.is_empty() && !(single && affirmed) {
+    if !(single && affirmed) {
         out.extend(turned.iter().map(|v| format!("{NOT}{v}")));
     }
     out

@@ -247,11 +247,19 @@ impl Models {
         // is not asked (the 270M model often answers `none` to a bare small number). The same
         // holds for a vehicle setting's enum (a choice detail with a vehicle call), or its free
         // text with example values (a colour), whose one value the sentence names and does not
-        // turn down; CarMem's choice details (no call) still ask.
+        // turn down; CarMem's choice details (no call) still ask. And a shrug at a category
+        // with one does-not-matter value has that value (the 270M model scores `none` above
+        // "Indifferent to Covered Parking" for "I'm indifferent to covered parking").
         if let [only] = offered {
             let d = self.schema.detail(only.detail);
             let evidence = &sentences[only.sentence];
+            let shrugged = if values::shrugs(evidence) {
+                values::indifferent_values(&self.schema, only.detail)
+            } else {
+                Vec::new()
+            };
             let named: Vec<String> = match d.kind {
+                _ if !shrugged.is_empty() => shrugged.iter().map(|v| v.to_string()).collect(),
                 ValueKind::Integer | ValueKind::Flag => typed::named(d, evidence),
                 ValueKind::Choice | ValueKind::Text
                     if d.call.is_some()

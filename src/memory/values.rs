@@ -196,8 +196,14 @@ pub fn aversive(text: &str) -> bool {
 }
 
 /// Words by which a known value says the thing does not matter ("Indifferent to Covered
-/// Parking", "Price is irrelevant", "Never considers price").
-const INDIFFERENT_WORDS: &[&str] = &["indifferent", "irrelevant", "never considers"];
+/// Parking", "Price is irrelevant", "not relevant (closest with low cost)", "Never considers
+/// price").
+const INDIFFERENT_WORDS: &[&str] = &[
+    "indifferent",
+    "irrelevant",
+    "not relevant",
+    "never considers",
+];
 
 /// The category's known values that say the thing does not matter to the user.
 pub fn indifferent_values(schema: &Schema, detail: DetailId) -> Vec<&str> {

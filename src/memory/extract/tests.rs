@@ -134,6 +134,24 @@ fn a_shrug_offers_the_value_that_says_it_does_not_matter_never_its_negation() {
 }
 
 #[test]
+fn a_shrug_offers_only_the_does_not_matter_value() {
+    let s = Schema::embedded();
+    let say = |t: &str| vec![t.to_string()];
+    let walk = cand(&s, "distance_willing_to_walk_from_parking_to_destination", 0);
+    assert_eq!(
+        named_choices(
+            &s,
+            &walk,
+            &say("The walking distance doesn't matter as long as it's cheap.")
+        ),
+        vec!["not relevant (closest with low cost)"]
+    );
+    // Without a shrug the same category offers what the sentence names.
+    let named = named_choices(&s, &walk, &say("Less than 5 min, please."));
+    assert!(named.iter().all(|v| !v.starts_with("not relevant")), "{named:?}");
+}
+
+#[test]
 fn a_shrug_with_an_intensifier_is_still_a_shrug() {
     let s = Schema::embedded();
     let say = |t: &str| vec![t.to_string()];
