@@ -108,7 +108,8 @@ pub enum EvalCommand {
         write: Option<PathBuf>,
     },
     /// What extraction sees in a conversation: per speaker and user sentence, the gate's
-    /// probability and the best categories (why something was, or was not, stored).
+    /// probability, the offer decision's and the best categories (why something was, or was
+    /// not, stored).
     Explain {
         /// A conversation file, as `remember` takes it.
         #[arg(
@@ -301,7 +302,7 @@ fn explain(
                     .collect();
                 let mut line = serde_json::json!({
                     "speaker": part.speaker.as_str(), "sentence": s.sentence,
-                    "gate": s.gate, "passes": s.passes, "best": best,
+                    "gate": s.gate, "passes": s.passes, "offer": s.offer, "best": best,
                     "condition": s.condition,
                 });
                 if let Some(id) = id {

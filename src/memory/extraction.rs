@@ -37,6 +37,10 @@ pub struct SentenceView {
     pub passes: bool,
     /// The best categories and their similarity, best first.
     pub best: Vec<(crate::schema::DetailId, f32)>,
+    /// The offer decision's probability that it states a preference of its best category
+    /// (`memory::offer`; it offers at or above the model's threshold): `None` when it does not
+    /// pass the gate or under `offers = "margin"`.
+    pub offer: Option<f32>,
     /// The condition a preference from it would hold under (`memory::condition`).
     pub condition: Option<String>,
 }
@@ -132,7 +136,8 @@ impl Models {
     }
 
     /// What extraction sees in each user sentence: the gate's probability, whether it passes,
-    /// and the three best categories with their scores (`glovebox eval explain` prints it).
+    /// the offer decision's probability, the `top` best categories with their scores and the
+    /// condition (`glovebox eval explain` prints it).
     pub fn explain(
         &self,
         conversation: &Conversation,
@@ -143,11 +148,17 @@ impl Models {
         let protos = self.prototypes()?;
         let vecs = self.embed_sentences(&sentences)?;
         let scores = extract::sentence_scores(&self.schema, &protos, &vecs, exclude);
+        let gates: Vec<f32> = vecs.iter().map(|v| self.gate.probability(v)).collect();
+        let passes: Vec<bool> = gates.iter().map(|&g| self.gate.passes(g)).collect();
+        let conv_top = extract::strongest(&scores, &passes);
         Ok(sentences
             .into_iter()
-            .zip(vecs.iter().zip(scores))
-            .map(|(sentence, (v, row))| {
-                let gate = self.gate.probability(v);
+            .zip(gates.into_iter().zip(passes).zip(scores))
+            .map(|(sentence, ((gate, passes), row))| {
+                let offer = self.offer.as_ref().filter(|_| passes).and_then(|m| {
+                    super::offer::features(&self.schema, &row, gate, conv_top)
+                        .map(|f| m.probability(&f))
+                });
                 let mut best: Vec<(crate::schema::DetailId, f32)> = row
                     .iter()
                     .enumerate()
@@ -159,8 +170,9 @@ impl Models {
                     condition: super::condition::find(&sentence),
                     sentence,
                     gate,
-                    passes: self.gate.passes(gate),
+                    passes,
                     best,
+                    offer,
                 }
             })
             .collect())

@@ -184,3 +184,29 @@ fn eval_offers_fits_a_model_the_runtime_loads_and_reports_it_held_out() {
     let m = glovebox::memory::offer::OfferModel::load(&model).unwrap();
     assert!((0.0..=1.0).contains(&m.threshold));
 }
+
+#[test]
+fn eval_explain_shows_gate_offer_and_best_categories_per_sentence() {
+    let conv = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/conversations/climate.json");
+    let r = json_output(
+        Command::new(env!("CARGO_BIN_EXE_glovebox"))
+            .arg("--models")
+            .arg(models_dir())
+            .args(["--json", "eval", "explain", "--top", "2", "--conversation"])
+            .arg(&conv),
+    );
+    let lines = r.as_array().unwrap();
+    assert!(!lines.is_empty(), "{r}");
+    for l in lines {
+        assert_eq!(l["best"].as_array().unwrap().len(), 2, "{l}");
+        let passes = l["passes"].as_bool().unwrap();
+        // The offer decision is read only for sentences the gate passes.
+        assert_eq!(l["offer"].is_number(), passes, "{l}");
+    }
+    let stated = lines
+        .iter()
+        .find(|l| l["sentence"].as_str().unwrap().contains("always like"))
+        .expect("the preference sentence");
+    assert!(stated["passes"].as_bool().unwrap(), "{stated}");
+    assert_eq!(stated["best"][0][0], "preferred_temperature", "{stated}");
+}
