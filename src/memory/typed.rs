@@ -6,28 +6,6 @@
 use crate::memory::values::negates;
 use crate::schema::{Detail, ValueKind, FLAG_OFF, FLAG_ON};
 
-/// Number words a speaker uses for small settings ("lower the headrest to three").
-const NUMBER_WORDS: &[(&str, i64)] = &[
-    ("zero", 0),
-    ("one", 1),
-    ("two", 2),
-    ("three", 3),
-    ("four", 4),
-    ("five", 5),
-    ("six", 6),
-    ("seven", 7),
-    ("eight", 8),
-    ("nine", 9),
-    ("ten", 10),
-    ("eleven", 11),
-    ("twelve", 12),
-    ("fifteen", 15),
-    ("twenty", 20),
-    ("thirty", 30),
-    ("forty", 40),
-    ("fifty", 50),
-];
-
 /// Words that name the top or the bottom of a range ("max it out", "the lowest setting").
 const TOP_WORDS: &[&str] = &["max", "maximum", "maxed", "highest", "full"];
 const BOTTOM_WORDS: &[&str] = &["min", "minimum", "lowest"];
@@ -51,7 +29,8 @@ fn words(sentence: &str) -> Vec<String> {
 /// bottom for "max"/"lowest"); for a flag, `on` or `off` when the sentence switches it; empty
 /// for other kinds.
 pub fn named(detail: &Detail, sentence: &str) -> Vec<String> {
-    let w = words(sentence);
+    // Number words ("lower the headrest to three", "twenty-two degrees") read as digits.
+    let w = words(&crate::memory::values::digits(sentence));
     let mut out: Vec<String> = Vec::new();
     let mut push = |v: String| {
         if !out.contains(&v) {
@@ -68,7 +47,6 @@ pub fn named(detail: &Detail, sentence: &str) -> Vec<String> {
                     .ok()
                     .filter(|n| n.fract() == 0.0)
                     .map(|n| n as i64)
-                    .or_else(|| NUMBER_WORDS.iter().find(|(t, _)| t == word).map(|p| p.1))
                     .or_else(|| TOP_WORDS.contains(&word.as_str()).then_some(hi))
                     .or_else(|| BOTTOM_WORDS.contains(&word.as_str()).then_some(lo));
                 if let Some(n) = n.filter(|n| (lo..=hi).contains(n)) {

@@ -216,7 +216,86 @@ pub fn indifferent_values(schema: &Schema, detail: DetailId) -> Vec<&str> {
         .collect()
 }
 
-/// Lower-case word stems (a trailing plural `s` dropped) of a text, for matching values.
+/// Number words below twenty, by value.
+const UNITS: &[&str] = &[
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+];
+
+/// Tens from twenty, by value / 10 - 2.
+const TENS: &[&str] = &[
+    "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+];
+
+/// The text with spoken whole numbers below a hundred written as digits ("set it to
+/// twenty-five degrees" → "set it to 25 degrees", "twenty two" → "22"): speech recognisers
+/// often write numbers as words, and values and ranges are compared as digits. Other text is
+/// kept as it is.
+pub fn digits(text: &str) -> String {
+    let unit = |w: &str| UNITS.iter().position(|u| *u == w);
+    let ten = |w: &str| TENS.iter().position(|t| *t == w).map(|i| 20 + 10 * i);
+    // A token's word (lower case) and what follows it (a comma, a full stop), split on the
+    // token itself so that no byte offset crosses a character.
+    let split = |tok: &str| {
+        let core = tok.trim_end_matches(|c: char| !c.is_alphanumeric());
+        (core.to_lowercase(), tok[core.len()..].to_string())
+    };
+    let tokens: Vec<&str> = text.split(' ').collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        let (core, tail) = split(tokens[i]);
+        let (first, second) = match core.split_once('-') {
+            Some((a, b)) => (a, Some(b)),
+            None => (core.as_str(), None),
+        };
+        let value = match (ten(first), second) {
+            // "twenty-five"
+            (Some(t), Some(b)) => unit(b).filter(|&u| u > 0 && u < 10).map(|u| t + u),
+            // "twenty two": a unit as the next word joins the tens, when nothing stands between.
+            (Some(t), None) => {
+                let next = tokens.get(i + 1).map(|n| split(n));
+                match next.filter(|_| tail.is_empty()) {
+                    Some((n, ntail)) if unit(&n).is_some_and(|u| u > 0 && u < 10) => {
+                        i += 1;
+                        out.push(format!("{}{ntail}", t + unit(&n).unwrap_or(0)));
+                        i += 1;
+                        continue;
+                    }
+                    _ => Some(t),
+                }
+            }
+            (None, None) => unit(first),
+            (None, Some(_)) => None,
+        };
+        match value {
+            Some(v) => out.push(format!("{v}{tail}")),
+            None => out.push(tokens[i].to_string()),
+        }
+        i += 1;
+    }
+    out.join(" ")
+}
+
+/// Lower-case word stems (a trailing plural `s` dropped) of a text, for matching values./// Lower-case word stems (a trailing plural `s` dropped) of a text, for matching values.
 pub fn stems(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
@@ -238,7 +317,8 @@ pub fn named_values<'a>(
     detail: DetailId,
     sentences: &[String],
 ) -> Vec<&'a str> {
-    let said: std::collections::HashSet<String> = sentences.iter().flat_map(|s| stems(s)).collect();
+    let said: std::collections::HashSet<String> =
+        sentences.iter().flat_map(|s| stems(&digits(s))).collect();
     let mut best = 0.5f32;
     let mut out = Vec::new();
     for a in &schema.detail(detail).attributes {
@@ -316,6 +396,29 @@ mod tests {
             "Rather cheapest"
         ));
         assert!(!turns_down("Not now, play jazz.", "Jazz"));
+    }
+
+    #[test]
+    fn spoken_numbers_are_written_as_digits() {
+        assert_eq!(
+            digits("Set temperature twenty-five degrees"),
+            "Set temperature 25 degrees"
+        );
+        assert_eq!(digits("twenty two, please."), "22, please.");
+        assert_eq!(digits("Lower it to three."), "Lower it to 3.");
+        assert_eq!(digits("Thirteen or Twenty"), "13 or 20");
+        assert_eq!(digits("the one I like"), "the 1 I like");
+        assert_eq!(digits("twenty, two"), "20, 2");
+        assert_eq!(digits("BBC Radio 2 is great"), "BBC Radio 2 is great");
+        assert_eq!(digits("İstanbul twenty-one"), "İstanbul 21");
+        assert_eq!(digits("well-known twenty-x"), "well-known twenty-x");
+        let schema = Schema::embedded();
+        let temp = schema.detail_by_key("preferred_temperature").unwrap();
+        let said = vec!["Set temperature twenty-five degrees".to_string()];
+        assert_eq!(
+            named_values(&schema, temp, &said),
+            vec!["25 degree Celcius"]
+        );
     }
 
     #[test]
