@@ -363,11 +363,9 @@ pub fn named_choices(schema: &Schema, offered: &Candidate, sentences: &[String])
     // "I don't care if it's covered": the value that says it does not matter, when the
     // category has one, and only it: the shrug's own "don't" turns nothing down, and the
     // values it shrugs at ("covered") are what does not matter.
-    if values::shrugs(evidence) {
-        let shrugged = values::indifferent_values(schema, offered.detail);
-        if !shrugged.is_empty() {
-            return shrugged.iter().map(|v| v.to_string()).collect();
-        }
+    let shrugged = values::shrugged_values(schema, offered.detail, evidence);
+    if !shrugged.is_empty() {
+        return shrugged.iter().map(|v| v.to_string()).collect();
     }
     let named = named_values(schema, offered.detail, sentences);
     let mut out: Vec<String> = named.iter().map(|v| v.to_string()).collect();

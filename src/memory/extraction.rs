@@ -144,12 +144,7 @@ impl Models {
         exclude: Option<&str>,
         top: usize,
     ) -> Result<Vec<SentenceView>, MemoryError> {
-        let sentences = conversation.user_sentences();
-        let protos = self.prototypes()?;
-        let vecs = self.embed_sentences(&sentences)?;
-        let scores = extract::sentence_scores(&self.schema, &protos, &vecs, exclude);
-        let gates: Vec<f32> = vecs.iter().map(|v| self.gate.probability(v)).collect();
-        let passes: Vec<bool> = gates.iter().map(|&g| self.gate.passes(g)).collect();
+        let (sentences, (gates, passes, scores)) = self.read_sentences(conversation, exclude)?;
         let conv_top = extract::strongest(&scores, &passes);
         Ok(sentences
             .into_iter()
@@ -185,13 +180,23 @@ impl Models {
         &self,
         conversation: &Conversation,
     ) -> Result<(Vec<f32>, Vec<bool>, Vec<Vec<f32>>), MemoryError> {
+        Ok(self.read_sentences(conversation, None)?.1)
+    }
+
+    /// A conversation's user sentences with what the offer decision reads of each (see
+    /// [`Models::offer_inputs`]), leaving out the labelled examples from `exclude`.
+    fn read_sentences(
+        &self,
+        conversation: &Conversation,
+        exclude: Option<&str>,
+    ) -> Result<(Vec<String>, (Vec<f32>, Vec<bool>, Vec<Vec<f32>>)), MemoryError> {
         let sentences = conversation.user_sentences();
         let protos = self.prototypes()?;
         let vecs = self.embed_sentences(&sentences)?;
         let gate: Vec<f32> = vecs.iter().map(|v| self.gate.probability(v)).collect();
         let passes = gate.iter().map(|&p| self.gate.passes(p)).collect();
-        let scores = extract::sentence_scores(&self.schema, &protos, &vecs, None);
-        Ok((gate, passes, scores))
+        let scores = extract::sentence_scores(&self.schema, &protos, &vecs, exclude);
+        Ok((sentences, (gate, passes, scores)))
     }
 
     /// Moves each typed offer to the speaker's last correction of it in the conversation
@@ -265,11 +270,7 @@ impl Models {
         if let [only] = offered {
             let d = self.schema.detail(only.detail);
             let evidence = &sentences[only.sentence];
-            let shrugged = if values::shrugs(evidence) {
-                values::indifferent_values(&self.schema, only.detail)
-            } else {
-                Vec::new()
-            };
+            let shrugged = values::shrugged_values(&self.schema, only.detail, evidence);
             let named: Vec<String> = match d.kind {
                 _ if !shrugged.is_empty() => shrugged.iter().map(|v| v.to_string()).collect(),
                 ValueKind::Integer | ValueKind::Flag => typed::named(d, evidence),

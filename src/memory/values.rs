@@ -205,6 +205,16 @@ const INDIFFERENT_WORDS: &[&str] = &[
     "never considers",
 ];
 
+/// The category's does-not-matter values when the sentence shrugs ([`shrugs`],
+/// [`indifferent_values`]); empty otherwise.
+pub fn shrugged_values<'a>(schema: &'a Schema, detail: DetailId, sentence: &str) -> Vec<&'a str> {
+    if shrugs(sentence) {
+        indifferent_values(schema, detail)
+    } else {
+        Vec::new()
+    }
+}
+
 /// The category's known values that say the thing does not matter to the user.
 pub fn indifferent_values(schema: &Schema, detail: DetailId) -> Vec<&str> {
     schema
