@@ -16,7 +16,14 @@ pub fn text(reply: &Reply) -> String {
         Reply::Recalled { recalled } if recalled.is_empty() => "nothing relevant stored".into(),
         Reply::Recalled { recalled } => recalled
             .iter()
-            .map(|r| format!("{:.2}  {}\n", r.relevance, pref_line(&r.preference)))
+            .map(|r| match &r.now {
+                Some(now) => format!(
+                    "{:.2}  {}  (set now: {now})\n",
+                    r.relevance,
+                    pref_line(&r.preference)
+                ),
+                None => format!("{:.2}  {}\n", r.relevance, pref_line(&r.preference)),
+            })
             .collect(),
         Reply::Listed {
             preferences,

@@ -27,6 +27,7 @@ mod recall;
 pub mod relevance;
 mod remember;
 pub mod retention;
+pub mod step;
 pub mod typed;
 pub mod values;
 

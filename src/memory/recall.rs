@@ -7,7 +7,7 @@ use super::condition::{self, Situation, Verdict};
 use super::{lock, relevance, Memory, MemoryError};
 use crate::embed::cosine;
 use crate::pref::{Millis, Preference, Status, UserId};
-use crate::schema::{Cardinality, CategoryRef};
+use crate::schema::{Cardinality, CategoryRef, ValueKind};
 use crate::store::Change;
 /// One recalled preference.
 #[derive(Debug, Clone)]
@@ -30,6 +30,11 @@ pub struct Recalled {
     /// For a conditional preference, whether its condition is met in the moment recall was
     /// asked about (`memory::condition`); `None` for an unconditional one.
     pub condition_met: Option<bool>,
+    /// The value to set now when the utterance asks for a step from the remembered number
+    /// ("one level brighter than my night setting"; `memory::step`), within the detail's
+    /// range; `None` when it asks for none or the detail is not a number. Only
+    /// [`Memory::recall_category`] computes it.
+    pub now: Option<String>,
 }
 
 /// How many of the nearest preferences recall re-ranks with the subcategory prior (a user's
@@ -143,9 +148,20 @@ impl Memory {
                         log_prior: 0.0,
                         features: [0.0; relevance::FEATURES],
                         relevance: 1.0,
+                        now: None,
                         condition_met,
                     }),
             );
+        }
+        if let Some(by) = super::step::step(text) {
+            for r in &mut out {
+                let d = self.schema.detail(r.preference.detail);
+                if d.kind == ValueKind::Integer {
+                    if let Ok(v) = r.preference.attribute.trim().parse::<i64>() {
+                        r.now = Some(super::step::apply(v, by, d.range).to_string());
+                    }
+                }
+            }
         }
         self.touch(&out);
         Ok(out)
@@ -307,6 +323,7 @@ impl Memory {
                         features: [0.0; relevance::FEATURES],
                         relevance: 0.0,
                         condition_met: None,
+                        now: None,
                     }),
                     _ => {
                         inactive.insert(key);

@@ -95,6 +95,10 @@ pub struct WireRecalled {
     /// For a conditional preference: whether its condition is met now.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub condition_met: Option<bool>,
+    /// The value to set now, when the utterance asks for a step from the remembered number
+    /// ("a touch higher than usual").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub now: Option<String>,
     #[serde(flatten)]
     pub preference: WirePreference,
 }
@@ -105,6 +109,7 @@ impl WireRecalled {
             score: r.score,
             relevance: r.relevance,
             condition_met: r.condition_met,
+            now: r.now.clone(),
             preference: WirePreference::new(schema, &r.preference),
         }
     }
