@@ -100,13 +100,15 @@ impl Models {
                 model: self.offer.as_ref(),
             },
         );
-        // A detail whose value must be named to be stored, and whose value the user's words do
+        // A setting named first and given its value after ("I overcorrected the seat. 82 is
+        // too low. Let me bump it up to 84.") moves to the sentence that names the value; then
+        // a detail whose value must be named to be stored, and whose value the evidence does
         // not name, has nothing to store: no question is asked.
+        let offered = self.follow_corrections(offered, &sentences, &scores, &passes);
         let offered: Vec<Candidate> = offered
             .into_iter()
             .filter(|c| !self.nothing_named(c, &sentences))
             .collect();
-        let offered = self.follow_corrections(offered, &sentences, &scores, &passes);
         let mut out = Extraction {
             offered: offered.clone(),
             gate,
