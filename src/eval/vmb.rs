@@ -8,7 +8,10 @@
 //!   harness's hour buckets); each line is a user turn with its speaker and its time (the
 //!   history's clock read as UTC). Conversations are remembered in time order.
 //! * **Speakers.** A person's user id is their first name, lower case ("Gary Allen" → `gary`);
-//!   the full name when two people of one household share a first name.
+//!   the full name when two people of one household share a first name. A line signed with a
+//!   first name alone is the one member whose full name starts with it. A query names a person
+//!   by full name, or by a first name no other member shares (a shared first name alone names
+//!   nobody for certain and is passed over).
 //! * **Acting person.** The household member in the seat the call's selector names (`seat`,
 //!   `zone`, `light`, `window`, `side` = `driver` → the driver; `passenger` → the passenger);
 //!   otherwise the person the query has speaking (a name followed within three words by a
@@ -138,6 +141,30 @@ pub fn load_history(path: &Path) -> Result<History, EvalError> {
     let mut names: Vec<String> = lines.iter().map(|l| l.name.clone()).collect();
     names.sort();
     names.dedup();
+    // A speaker written by first name alone ("Alexander") where exactly one member's full name
+    // starts with it ("Alexander Anderson") is that member.
+    let alias = |n: &str| -> Option<String> {
+        if n.contains(' ') {
+            return None;
+        }
+        let mut full = names
+            .iter()
+            .filter(|m| m.split_whitespace().next() == Some(n) && m.contains(' '));
+        match (full.next(), full.next()) {
+            (Some(m), None) => Some(m.clone()),
+            _ => None,
+        }
+    };
+    let aliases: Vec<(String, String)> = names
+        .iter()
+        .filter_map(|n| alias(n).map(|m| (n.clone(), m)))
+        .collect();
+    for l in &mut lines {
+        if let Some((_, full)) = aliases.iter().find(|(a, _)| *a == l.name) {
+            l.name = full.clone();
+        }
+    }
+    names.retain(|n| !aliases.iter().any(|(a, _)| a == n));
     let people = user_ids(&names);
     let mut conversations = Vec::new();
     let mut turns: Vec<Turn> = Vec::new();
@@ -277,57 +304,71 @@ const PASSENGER: &[&str] = &[
     "was riding",
 ];
 
+/// Where the query names each household member: (byte offset in the lower-cased query, offset
+/// just past the name, who). A full name ("Thomas Carter") is that person; a first name alone
+/// is the person of that first name, unless it begins another member's full name or two
+/// members share it and the full name does not follow (then it names nobody for certain, and
+/// is left out).
+pub fn mentions(lower: &str, people: &BTreeMap<String, UserId>) -> Vec<(usize, usize, UserId)> {
+    let first = |n: &str| n.split_whitespace().next().unwrap_or(n).to_lowercase();
+    let mut out: Vec<(usize, usize, UserId)> = Vec::new();
+    for (name, id) in people {
+        let full = name.to_lowercase();
+        for (pos, _) in lower.match_indices(&full) {
+            out.push((pos, pos + full.len(), id.clone()));
+        }
+    }
+    for (name, id) in people {
+        let f = first(name);
+        let shared = people.keys().filter(|m| first(m) == f).count() > 1;
+        for (pos, _) in lower.match_indices(&f) {
+            // Whole words only ("Al" is not in "always").
+            let before = lower[..pos].chars().next_back();
+            let after = lower[pos + f.len()..].chars().next();
+            if before.is_some_and(char::is_alphanumeric) || after.is_some_and(char::is_alphanumeric)
+            {
+                continue;
+            }
+            if shared || out.iter().any(|&(p, e, _)| p <= pos && pos < e) {
+                continue;
+            }
+            out.push((pos, pos + f.len(), id.clone()));
+        }
+    }
+    out.sort_by_key(|m| m.0);
+    out
+}
+
 /// Where each household member's first mention in the query is followed by one of `cues`.
 fn named_with(query: &str, people: &BTreeMap<String, UserId>, cues: &[&str]) -> Option<UserId> {
     let lower = query.to_lowercase();
-    let mut best: Option<(usize, UserId)> = None;
-    for (name, id) in people {
-        let first = name
-            .split_whitespace()
-            .next()
-            .unwrap_or(name)
-            .to_lowercase();
-        for (pos, _) in lower.match_indices(&first) {
-            let after = lower[pos + first.len()..].trim_start();
-            let after = after
-                .strip_prefix(&name.to_lowercase()[first.len()..].trim().to_string())
-                .unwrap_or(after)
-                .trim_start();
-            let window: String = after
+    mentions(&lower, people)
+        .into_iter()
+        .find(|(_, end, _)| {
+            let window: String = lower[*end..]
                 .split_whitespace()
                 .take(6)
                 .collect::<Vec<_>>()
                 .join(" ");
-            if cues.iter().any(|c| {
+            cues.iter().any(|c| {
                 window.starts_with(c)
                     || (c.split(' ').count() == 1
                         && window
                             .split(' ')
                             .take(3)
                             .any(|w| w.trim_matches(|ch: char| !ch.is_alphanumeric()) == *c))
-            }) {
-                if best.as_ref().is_none_or(|(p, _)| pos < *p) {
-                    best = Some((pos, id.clone()));
-                }
-            }
-        }
-    }
-    best.map(|(_, id)| id)
+            })
+        })
+        .map(|(_, _, id)| id)
 }
 
 /// "with X driving".
 fn driving_with(query: &str, people: &BTreeMap<String, UserId>) -> Option<UserId> {
     let lower = query.to_lowercase();
-    people.iter().find_map(|(name, id)| {
-        let first = name
-            .split_whitespace()
-            .next()
-            .unwrap_or(name)
-            .to_lowercase();
-        lower
-            .contains(&format!("with {first} driving"))
-            .then(|| id.clone())
-    })
+    mentions(&lower, people)
+        .into_iter()
+        .find(|(p, end, _)| lower[..*p].ends_with("with ") && lower[*end..].starts_with(" driving"))
+        .map(|(_, _, id)| id)
 }
 
 /// Who sits where in the query and who speaks.
@@ -342,18 +383,10 @@ pub struct Cabin {
 /// Reads the cabin from a query (module doc: acting person).
 pub fn cabin(query: &str, people: &BTreeMap<String, UserId>) -> Cabin {
     let lower = query.to_lowercase();
-    let first_named = people
-        .iter()
-        .filter_map(|(name, id)| {
-            let first = name
-                .split_whitespace()
-                .next()
-                .unwrap_or(name)
-                .to_lowercase();
-            lower.find(&first).map(|p| (p, id.clone()))
-        })
-        .min_by_key(|(p, _)| *p)
-        .map(|(_, id)| id);
+    let first_named = mentions(&lower, people)
+        .into_iter()
+        .next()
+        .map(|(_, _, id)| id);
     Cabin {
         driver: driving_with(query, people).or_else(|| named_with(query, people, DRIVER)),
         passenger: named_with(query, people, PASSENGER),
@@ -431,5 +464,24 @@ mod tests {
         );
         assert_eq!(c.driver.as_ref().map(UserId::as_str), Some("gary"));
         assert_eq!(c.passenger.as_ref().map(UserId::as_str), Some("patricia"));
+    }
+    #[test]
+    fn a_shared_first_name_needs_the_full_name() {
+        let people = user_ids(&[
+            "Thomas Carter".to_string(),
+            "Thomas Williams".to_string(),
+            "Nicole Adams".to_string(),
+        ]);
+        let q = "At 9:00 PM, Nicole drove Thomas Williams home. Thomas Williams said: 'Too cold.'";
+        let c = cabin(q, &people);
+        assert_eq!(c.driver.as_ref().map(UserId::as_str), Some("nicole"));
+        assert_eq!(
+            c.speaker.as_ref().map(UserId::as_str),
+            Some("thomas_williams")
+        );
+        let q = "At 8:00 AM, Thomas Carter got into the driver's seat. Thomas said: 'Hi.'";
+        let c = cabin(q, &people);
+        assert_eq!(c.driver.as_ref().map(UserId::as_str), Some("thomas_carter"));
+        assert_eq!(c.speaker, None);
     }
 }

@@ -120,12 +120,15 @@ struct Tally {
 /// Runs the benchmark: `histories` and `qas` folders, the first `files` of each.
 pub fn run(
     models: &Arc<Models>,
-    (history_dir, qa_dir, files): (&Path, &Path, Option<usize>),
+    (history_dir, qa_dir, files, only): (&Path, &Path, Option<usize>, &[usize]),
     mut out: Option<&mut dyn Write>,
     progress: bool,
 ) -> Result<Value, EvalError> {
     models.warm_up()?;
-    let histories = numbered(history_dir, "history_", ".txt", files);
+    let mut histories = numbered(history_dir, "history_", ".txt", files);
+    if !only.is_empty() {
+        histories.retain(|(n, _)| only.contains(n));
+    }
     let qas: BTreeMap<usize, std::path::PathBuf> =
         numbered(qa_dir, "qa_", ".json", None).into_iter().collect();
     let pb = if progress {
@@ -193,7 +196,8 @@ pub fn run(
     Ok(r)
 }
 
-/// What a question's person says (the quoted words) and the moment it describes: the local
+/// What a question's person says (the quoted words, or the whole query when it quotes nothing)
+/// and the moment it describes: the local
 /// time ("At 10:00 PM"), the people named in it as occupants, and the narration (everything
 /// outside the quotes) as a fact ("She saw the smokestacks of the industrial zone ahead").
 pub fn moment(query: &str, people: &BTreeMap<String, UserId>) -> (String, Situation) {
@@ -201,22 +205,18 @@ pub fn moment(query: &str, people: &BTreeMap<String, UserId>) -> (String, Situat
         Some((n, s)) => (n.to_string(), s.trim_end_matches(['\'', ' ']).to_string()),
         None => match query.split_once('\'') {
             Some((n, s)) => (n.to_string(), s.trim_end_matches(['\'', ' ']).to_string()),
-            None => (query.to_string(), String::new()),
+            // Nothing quoted ("He asked the car to ... about three units higher than my saved
+            // setting"): the narration is what the person asks.
+            None => (query.to_string(), query.to_string()),
         },
     };
     let lower = query.to_lowercase();
-    let occupants = people
-        .iter()
-        .filter(|(name, _)| {
-            let first = name
-                .split_whitespace()
-                .next()
-                .unwrap_or(name)
-                .to_lowercase();
-            lower.contains(&first)
-        })
-        .map(|(_, id)| id.as_str().to_string())
+    let mut occupants: Vec<String> = super::mentions(&lower, people)
+        .into_iter()
+        .map(|(_, _, id)| id.as_str().to_string())
         .collect();
+    occupants.sort();
+    occupants.dedup();
     let situation = Situation {
         local_time: clock(&narration),
         occupants,
@@ -267,19 +267,35 @@ fn answer(
                     .recall_category(u, CategoryRef::Detail(d), &spoken, &situation)?
                     .into_iter()
                     .next()
-                    .map(|r| r.preference),
+                    // A step the words ask for ("one level brighter") gives the value to set.
+                    .map(|r| r.now.unwrap_or(r.preference.attribute)),
                 _ => None,
             };
             let anyone = detail.and_then(|d| latest(all.iter(), d));
-            let v = mine.map(|p| p.attribute);
+            let v = mine;
             let b = anyone.map(|p| p.attribute.clone());
             right &= v.as_deref().is_some_and(|v| matches(&expected, v));
             base_right &= b.as_deref().is_some_and(|b| matches(&expected, b));
+            // Everything stored for the setting, anyone's, oldest first: what a reader of the
+            // row needs to see why the answer is what it is.
+            let mut stored: Vec<&Preference> =
+                all.iter().filter(|p| Some(p.detail) == detail).collect();
+            stored.sort_by_key(|p| (p.updated, p.id));
+            let stored: Vec<Value> = stored
+                .iter()
+                .map(|p| {
+                    json!({
+                        "user": p.user.as_str(), "value": p.attribute,
+                        "status": p.status.as_str(), "condition": p.condition,
+                        "sentence": p.sentences.last(),
+                    })
+                })
+                .collect();
             got.push(json!({
                 "function": call.function, "argument": arg, "expected": expected,
                 "acting": acting.as_ref().map(UserId::as_str),
                 "detail": detail.map(|d| schema.detail(d).key.clone()),
-                "got": v, "baseline": b,
+                "got": v, "baseline": b, "stored": stored,
             }));
         }
     }
