@@ -65,9 +65,37 @@ pub enum EvalCommand {
         /// Only the first N files.
         #[arg(long)]
         files: Option<usize>,
+        /// Only these files, by number (comma-separated: `--only 1,6,11`).
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<usize>,
         /// Write one JSON line per question (acting person, expected and stored values).
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
+    },
+    /// Train the vehicle gate (does this sentence state a vehicle preference?) on
+    /// VehicleMemBench development files and report it cross-validated by file.
+    VehicleGate {
+        /// Folder of history_N.txt files.
+        #[arg(long, value_name = "DIR")]
+        history: PathBuf,
+        /// Folder of qa_N.json files.
+        #[arg(long, value_name = "DIR")]
+        qa: PathBuf,
+        /// The files to train on, by number (comma-separated); default 1-25.
+        #[arg(long, value_delimiter = ',')]
+        files: Vec<usize>,
+        /// Cross-validation folds (by file; 0: none).
+        #[arg(long, default_value_t = 5)]
+        folds: usize,
+        /// The threshold the written gate passes sentences at.
+        #[arg(long, default_value_t = 0.5)]
+        threshold: f32,
+        /// Hidden units (0: logistic regression on the sentence embedding).
+        #[arg(long, default_value_t = 32)]
+        hidden: usize,
+        /// Write the gate fitted on all of the files here (config/gate-vehicle.json ships).
+        #[arg(long, value_name = "FILE")]
+        write: Option<PathBuf>,
     },
     /// Train the preference gate on development data and report it cross-validated.
     Gate {
@@ -168,8 +196,37 @@ pub fn eval(cfg: Config, command: EvalCommand, out: Output) -> Result<()> {
             history,
             qa,
             files,
+            only,
             out: rows,
-        } => eval_vmb(cfg, (&history, &qa, files), rows.as_deref(), out),
+        } => eval_vmb(cfg, (&history, &qa, files, &only), rows.as_deref(), out),
+        EvalCommand::VehicleGate {
+            history,
+            qa,
+            files,
+            folds,
+            threshold,
+            hidden,
+            write,
+        } => {
+            let models = crate::memory::Models::load(&cfg)?;
+            let files = if files.is_empty() {
+                (1..=25).collect()
+            } else {
+                files
+            };
+            let (report, gate) = crate::eval::gate::run_vehicle(
+                &models,
+                (&history, &qa, &files),
+                (folds, threshold, hidden),
+            )?;
+            if let Some(p) = write.as_deref() {
+                write_json(p, &gate)?;
+            }
+            out.print_value(&report, || {
+                serde_json::to_string_pretty(&report).unwrap_or_default()
+            });
+            Ok(())
+        }
         EvalCommand::Gate {
             carmem,
             kvret,
@@ -352,7 +409,7 @@ fn eval_cases(cfg: Config, data: &Path, rows: Option<&Path>, out: Output) -> Res
 
 fn eval_vmb(
     cfg: Config,
-    dirs: (&Path, &Path, Option<usize>),
+    dirs: (&Path, &Path, Option<usize>, &[usize]),
     rows: Option<&Path>,
     out: Output,
 ) -> Result<()> {

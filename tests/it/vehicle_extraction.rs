@@ -39,8 +39,8 @@ fn a_listed_value_the_sentence_does_not_name_asks_no_question() {
     // Both pass the vehicle gate and offer a setting with listed values (navigation voice
     // mode, overhead screen time format) that they do not name; before, each asked the model.
     for text in [
-        "I like a bit of quiet—gives me space to think.",
-        "It always takes longer than expected.",
+        "I prefer the navigation voice a certain way.",
+        "The screen clock format is important to me.",
     ] {
         assert!(said(&m, text).is_empty(), "{text}");
     }
