@@ -89,6 +89,9 @@ pub struct ExtractionConfig {
     pub offer_threshold: Option<f32>,
     /// Most preferences extracted from one conversation.
     pub max_preferences: usize,
+    /// A sentence that says a setting's name ("the seat ventilation") puts the categories whose
+    /// names it says most specifically first among its categories (`extract::spoken_names`).
+    pub names_first: bool,
     /// Compare sentences with labelled example sentences too (not only the schema's texts).
     pub use_examples: bool,
     /// Example sentences (JSON lines `{"category", "sentence"}`); `None` uses the built-in ones.
@@ -210,6 +213,7 @@ impl Default for ExtractionConfig {
             offer_model: None,
             offer_threshold: None,
             max_preferences: 3,
+            names_first: false,
             use_examples: false,
             examples: None,
             confirm_below: 0.0,

@@ -23,15 +23,16 @@ pub struct Sentence {
     pub top: Option<DetailId>,
 }
 
-/// Whether a sentence refers back with a pronoun ("it", "that", "this", "one"): a
-/// correction of what was just set rarely names the setting again.
+/// Whether a sentence refers back with a pronoun ("it", "that", "this"): a correction of what
+/// was just set rarely names the setting again. ("one" is not among them: it is more often a
+/// number or "one day" than a setting referred back to.)
 pub fn refers_back(sentence: &str) -> bool {
     sentence
         .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
         .any(|w| {
             matches!(
                 w.to_lowercase().replace('’', "'").as_str(),
-                "it" | "that" | "this" | "one" | "that's" | "it's"
+                "it" | "that" | "this" | "that's" | "it's"
             )
         })
 }

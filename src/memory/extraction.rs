@@ -10,7 +10,7 @@ use super::extract::{self, Candidate, Extracted};
 use super::{confidence, correction, lock, typed, values, MemoryError, Models};
 use crate::conversation::Conversation;
 use crate::llm::Request;
-use crate::schema::{DetailSet, ValueKind};
+use crate::schema::{DetailId, DetailSet, ValueKind};
 /// The result of extraction on one conversation.
 #[derive(Debug, Clone)]
 pub struct Extraction {
@@ -85,7 +85,8 @@ impl Models {
             &self.counters.gated,
             passes.iter().filter(|&&p| p).count() as u64,
         );
-        let scores = extract::sentence_scores(&self.schema, &protos, &vecs, exclude);
+        let mut scores = extract::sentence_scores(&self.schema, &protos, &vecs, exclude);
+        self.settle_rows(&mut scores, &passes, &sentences);
         let x = &self.cfg.extraction;
         let offered = extract::offers(
             &self.schema,
@@ -196,8 +197,9 @@ impl Models {
         let protos = self.prototypes()?;
         let vecs = self.embed_sentences(&sentences)?;
         let gate: Vec<f32> = vecs.iter().map(|v| self.gate.probability(v)).collect();
-        let passes = gate.iter().map(|&p| self.gate.passes(p)).collect();
-        let scores = extract::sentence_scores(&self.schema, &protos, &vecs, exclude);
+        let passes: Vec<bool> = gate.iter().map(|&p| self.gate.passes(p)).collect();
+        let mut scores = extract::sentence_scores(&self.schema, &protos, &vecs, exclude);
+        self.settle_rows(&mut scores, &passes, &sentences);
         Ok((sentences, (gate, passes, scores)))
     }
 
@@ -357,14 +359,87 @@ impl Models {
     /// longer than expected." and `contrast` for the ambient colour of "I like that
     /// contrast."). CarMem's details (no call) and free text without examples still ask.
     fn nothing_named(&self, c: &Candidate, sentences: &[String]) -> bool {
-        let d = self.schema.detail(c.detail);
-        let evidence = std::slice::from_ref(&sentences[c.sentence]);
+        self.must_name(c.detail) && !self.names(c.detail, &sentences[c.sentence])
+    }
+
+    /// Whether a detail's value must be named in the evidence to be stored: typed details
+    /// (integer, flag) and a vehicle setting's listed values.
+    fn must_name(&self, detail: DetailId) -> bool {
+        let d = self.schema.detail(detail);
         match d.kind {
-            ValueKind::Integer | ValueKind::Flag => typed::named(d, &evidence[0]).is_empty(),
-            ValueKind::Choice | ValueKind::Text if d.call.is_some() && !d.attributes.is_empty() => {
-                values::named_values(&self.schema, c.detail, evidence).is_empty()
+            ValueKind::Integer | ValueKind::Flag => true,
+            ValueKind::Choice | ValueKind::Text => d.call.is_some() && !d.attributes.is_empty(),
+        }
+    }
+
+    /// Whether `sentence` names a value of `detail` (see [`Models::must_name`]).
+    fn names(&self, detail: DetailId, sentence: &str) -> bool {
+        let d = self.schema.detail(detail);
+        match d.kind {
+            ValueKind::Integer | ValueKind::Flag => !typed::named(d, sentence).is_empty(),
+            _ => !values::named_values(&self.schema, detail, &[sentence.to_string()]).is_empty(),
+        }
+    }
+
+    /// What a passing sentence says plainly reorders its categories: with
+    /// `extraction.names_first`, the settings it names come first ([`extract::names_first`]);
+    /// then those whose value it names ([`Models::prefer_named`]).
+    fn settle_rows(&self, scores: &mut [Vec<f32>], passes: &[bool], sentences: &[String]) {
+        if self.cfg.extraction.names_first {
+            for (i, row) in scores.iter_mut().enumerate() {
+                if passes.get(i).copied().unwrap_or(false) {
+                    extract::names_first(
+                        &self.schema,
+                        row,
+                        &sentences[i],
+                        self.cfg.extraction.margin,
+                    );
+                }
             }
-            _ => false,
+        }
+        self.prefer_named(scores, passes, sentences);
+    }
+
+    /// Among a passing sentence's closest categories, those whose value it names come before
+    /// those whose value it would have to name and does not: "Let me bump it up to 84." is
+    /// nearest the cabin temperature (as in "I'll bump it up to 22"), but 84 is no temperature
+    /// and is a seat position; the categories that cannot hold what it says are dropped from
+    /// its row. A sentence that names no such value keeps its row (it may name the setting
+    /// that a later sentence gives a value, [`Models::follow_corrections`]). A question offers
+    /// none of the categories whose value must be named: it asks, it does not state.
+    fn prefer_named(&self, scores: &mut [Vec<f32>], passes: &[bool], sentences: &[String]) {
+        const CLOSEST: usize = 5;
+        for (i, row) in scores.iter_mut().enumerate() {
+            if !passes.get(i).copied().unwrap_or(false) {
+                continue;
+            }
+            let mut top: Vec<usize> = (0..row.len()).collect();
+            top.sort_by(|&a, &b| row[b].total_cmp(&row[a]));
+            top.truncate(CLOSEST);
+            let ids: Vec<DetailId> = top.iter().map(|&k| self.schema.details()[k].id).collect();
+            let must: Vec<bool> = ids.iter().map(|&d| self.must_name(d)).collect();
+            let named: Vec<bool> = ids
+                .iter()
+                .zip(&must)
+                .map(|(&d, &m)| m && self.names(d, &sentences[i]))
+                .collect();
+            // A question asks; it states no setting's value ("Is 84 the optimal setting?").
+            if sentences[i].trim_end().ends_with('?') {
+                for (&k, &m) in top.iter().zip(&must) {
+                    if m {
+                        row[k] = f32::NEG_INFINITY;
+                    }
+                }
+                continue;
+            }
+            if !named.iter().any(|&n| n) {
+                continue;
+            }
+            for ((&k, &m), &n) in top.iter().zip(&must).zip(&named) {
+                if m && !n {
+                    row[k] = f32::NEG_INFINITY;
+                }
+            }
         }
     }
 

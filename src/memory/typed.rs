@@ -24,13 +24,58 @@ fn words(sentence: &str) -> Vec<String> {
         .collect()
 }
 
+/// Words before which "one" is the number ("to one", "level one").
+const ONE_AFTER: &[&str] = &[
+    "to", "at", "level", "notch", "setting", "speed", "position", "by", "from", "only", "just",
+    "on", "down", "up",
+];
+/// Words after which "one" is the number ("one level", "one degree").
+const ONE_BEFORE: &[&str] = &[
+    "level", "levels", "notch", "notches", "degree", "degrees", "percent", "setting",
+];
+
+/// `sentence` with every "one" that is not a number ("maybe one day", "pick one up", "one of
+/// those") written "a", so that only a numeral "one" reads as 1.
+fn numeric_one(sentence: &str) -> String {
+    let tokens: Vec<&str> = sentence.split(' ').collect();
+    let bare = |t: &str| {
+        t.trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase()
+    };
+    tokens
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            if bare(t) != "one" {
+                return (*t).to_string();
+            }
+            let before = i
+                .checked_sub(1)
+                .map(|j| bare(tokens[j]))
+                .unwrap_or_default();
+            let after = tokens.get(i + 1).map(|t| bare(t)).unwrap_or_default();
+            let numeral =
+                ONE_AFTER.contains(&before.as_str()) || ONE_BEFORE.contains(&after.as_str());
+            if numeral {
+                (*t).to_string()
+            } else {
+                t.replacen("one", "a", 1).replacen("One", "A", 1)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The values of a typed detail that `sentence` names, in sentence order, without repeats:
 /// for an integer detail the whole numbers in its range (digits, number words, and its top or
 /// bottom for "max"/"lowest"); for a flag, `on` or `off` when the sentence switches it; empty
 /// for other kinds.
 pub fn named(detail: &Detail, sentence: &str) -> Vec<String> {
-    // Number words ("lower the headrest to three", "twenty-two degrees") read as digits.
-    let w = words(&crate::memory::values::digits(sentence));
+    // Number words ("lower the headrest to three", "twenty-two degrees") read as digits; "one"
+    // only where it is a number ("level one", "down to one"), not in "one day", "pick one up".
+    // Dashes between words ("seventy-five—that's right") part them as spaces do.
+    let spaced = sentence.replace(['—', '–'], " ");
+    let w = words(&crate::memory::values::digits(&numeric_one(&spaced)));
     let mut out: Vec<String> = Vec::new();
     let mut push = |v: String| {
         if !out.contains(&v) {
@@ -87,10 +132,22 @@ mod tests {
             ["44"]
         );
         assert_eq!(named(d, "Let me just lower the headrest to three."), ["3"]);
+        assert_eq!(named(d, "Headrest at seventy-five—that's right."), ["75"]);
         let t = s.detail(s.detail_by_key("air_conditioner_temperature").unwrap());
         assert_eq!(named(t, "Set it to 22, not 5 or 140."), ["22"]);
         let h = s.detail(s.detail_by_key("hud_brightness_level").unwrap());
         assert_eq!(named(h, "I want the brightness maxed out."), ["10"]);
+    }
+
+    #[test]
+    fn one_is_a_number_only_where_it_counts() {
+        let s = vehicle();
+        let d = s.detail(s.detail_by_key("seat_massage_level").unwrap());
+        assert_eq!(named(d, "Set the massage to level one."), ["1"]);
+        assert_eq!(named(d, "Take it down to one, please."), ["1"]);
+        assert!(named(d, "Maybe one day I'll try it.").is_empty());
+        assert!(named(d, "One step at a time.").is_empty());
+        assert!(named(d, "I might pick one up this weekend.").is_empty());
     }
 
     #[test]

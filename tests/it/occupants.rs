@@ -150,3 +150,64 @@ fn a_correction_later_in_the_conversation_is_what_is_stored() {
         .collect();
     assert_eq!(vent, ["2"]);
 }
+
+#[test]
+fn a_setting_named_first_takes_the_value_said_after_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    // The setting is named in one sentence, its value only in a later one that says "it".
+    let c = conv(
+        r#"[{"role":"user","speaker":"brian","text":"I think I overcorrected the seat height."},
+            {"role":"user","speaker":"brian","text":"Let me bump it up to 84. There, that feels better."}]"#,
+    );
+    m.remember(&user("brian"), &c).unwrap();
+    let d = m.schema().detail_by_key("seat_vertical_position").unwrap();
+    let seat: Vec<String> = m
+        .list(&user("brian"))
+        .unwrap()
+        .into_iter()
+        .filter(|p| p.detail == d)
+        .map(|p| p.attribute)
+        .collect();
+    assert_eq!(seat, ["84"]);
+}
+
+#[test]
+fn category_recall_gives_the_value_a_step_asks_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    let ann = user("ann");
+    m.remember(
+        &ann,
+        &conv(&format!(r#"[{{"role":"user","text":"{TALL}"}}]"#)),
+    )
+    .unwrap();
+    let recall = |text: &str| {
+        ops::execute(
+            &m,
+            Request::Recall {
+                user: ann.clone(),
+                text: text.into(),
+                k: None,
+                category: Some("seat_headrest_height".into()),
+                context: Default::default(),
+            },
+        )
+        .unwrap()
+        .to_json()
+    };
+    let r = recall("Put the headrest where I like it, just a touch lower.");
+    assert_eq!(r["recalled"][0]["attribute"], "44", "{r}");
+    assert_eq!(r["recalled"][0]["now"], "43", "{r}");
+    // Two steps past the top of the range stop at the top; no step, no `now`.
+    let r = recall("Same headrest as always, but 80 notches higher.");
+    let top = m
+        .schema()
+        .detail(m.schema().detail_by_key("seat_headrest_height").unwrap())
+        .range
+        .unwrap()
+        .1;
+    assert_eq!(r["recalled"][0]["now"], top.to_string(), "{r}");
+    let r = recall("My usual headrest, please.");
+    assert!(r["recalled"][0].get("now").is_none(), "{r}");
+}
