@@ -268,7 +268,8 @@ impl Models {
         // is not asked (the 270M model often answers `none` to a bare small number). The same
         // holds for a vehicle setting's enum (a choice detail with a vehicle call), or its free
         // text with example values (a colour), whose one value the sentence names and does not
-        // turn down; CarMem's choice details (no call) still ask. And a shrug at a category
+        // turn down (a negation elsewhere, "switch to outside", is no refusal of it); CarMem's
+        // choice details (no call) still ask. And a shrug at a category
         // with one does-not-matter value has that value (the 270M model scores `none` above
         // "Indifferent to Covered Parking" for "I'm indifferent to covered parking").
         if let [only] = offered {
@@ -279,14 +280,22 @@ impl Models {
                 _ if !shrugged.is_empty() => shrugged.iter().map(|v| v.to_string()).collect(),
                 ValueKind::Integer | ValueKind::Flag => typed::named(d, evidence),
                 ValueKind::Choice | ValueKind::Text
-                    if d.call.is_some()
-                        && !d.attributes.is_empty()
-                        && !values::negates(evidence) =>
+                    if d.call.is_some() && !d.attributes.is_empty() =>
                 {
-                    values::named_values(&self.schema, only.detail, std::slice::from_ref(evidence))
-                        .iter()
-                        .map(|v| v.to_string())
-                        .collect()
+                    let named: Vec<String> = values::named_values(
+                        &self.schema,
+                        only.detail,
+                        std::slice::from_ref(evidence),
+                    )
+                    .iter()
+                    .map(|v| v.to_string())
+                    .collect();
+                    // Not one the sentence turns down ("not the green"): the model weighs that.
+                    if named.iter().any(|v| values::turns_down(evidence, v)) {
+                        Vec::new()
+                    } else {
+                        named
+                    }
                 }
                 _ => Vec::new(),
             };

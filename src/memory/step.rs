@@ -155,7 +155,7 @@ pub fn step(text: &str) -> Option<i64> {
         } else {
             continue;
         };
-        let after: Vec<&str> = w[i + 1..].iter().take(4).map(String::as_str).collect();
+        let after: Vec<&str> = w[i + 1..].iter().take(6).map(String::as_str).collect();
         for (j, x) in after.iter().enumerate() {
             if let Some(n) = amount(x) {
                 if after.get(j + 1).is_some_and(|u| UNITS.contains(u)) {
@@ -210,6 +210,10 @@ mod tests {
             Some(5)
         );
         assert_eq!(step("turn the panel up one notch"), Some(1));
+        assert_eq!(
+            step("Restore my position, but increase the leg support by one level."),
+            Some(1)
+        );
     }
 
     #[test]

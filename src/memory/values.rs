@@ -121,6 +121,19 @@ pub fn turns_down(sentence: &str, value: &str) -> bool {
                     continue;
                 }
                 let before = &part[j.saturating_sub(SCOPE)..j];
+                // "switch to outside", "drop it to 82": the value is where the change goes,
+                // not what is turned down ("switch from jazz" still is).
+                let before: Vec<&str> = before
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, w)| {
+                        !(TOWARD_CUES.contains(w)
+                            && before
+                                .get(k + 1..)
+                                .is_some_and(|r| r.iter().take(2).any(|x| *x == "to")))
+                    })
+                    .map(|(_, w)| *w)
+                    .collect();
                 if negates(&before.join(" ")) || negates_after(&part[j + 1..]) {
                     return true;
                 }
@@ -129,6 +142,9 @@ pub fn turns_down(sentence: &str, value: &str) -> bool {
     }
     false
 }
+
+/// Negation cues that name a change rather than a refusal when "to" follows them.
+const TOWARD_CUES: &[&str] = &["switch", "switched", "switching", "drop", "stop"];
 
 /// `anymore` after a value in its clause.
 fn negates_after(words: &[&str]) -> bool {
@@ -392,6 +408,12 @@ mod tests {
         assert!(turns_down("I'm not a fan of jazz at all.", "Jazz"));
         assert!(turns_down("Jazz is nothing for me anymore.", "Jazz"));
         assert!(turns_down("Avoid health podcasts from now on.", "Health"));
+        // A change toward a value is no refusal of it; a change away from one is.
+        assert!(!turns_down(
+            "Let's switch to outside circulation.",
+            "outside"
+        ));
+        assert!(turns_down("Let's switch from jazz for a while.", "Jazz"));
         // The cue is about something else, or after the value, or past a clause break.
         assert!(!turns_down(
             "I like the scenic route, even if it's longer to avoid traffic.",
