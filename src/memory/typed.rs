@@ -24,29 +24,36 @@ fn words(sentence: &str) -> Vec<String> {
         .collect()
 }
 
-/// Words before which "one" is the number ("to one", "level one").
-const ONE_AFTER: &[&str] = &[
+/// Words before which a number word is the number ("to three", "level one").
+const NUMBER_AFTER: &[&str] = &[
     "to", "at", "level", "notch", "setting", "speed", "position", "by", "from", "only", "just",
     "on", "down", "up",
 ];
-/// Words after which "one" is the number ("one level", "one degree").
-const ONE_BEFORE: &[&str] = &[
+/// Words after which a number word is the number ("one level", "two degrees").
+const NUMBER_BEFORE: &[&str] = &[
     "level", "levels", "notch", "notches", "degree", "degrees", "percent", "setting",
 ];
 
-/// `sentence` with every "one" that is not a number ("maybe one day", "pick one up", "one of
-/// those") written "a", so that only a numeral "one" reads as 1.
-fn numeric_one(sentence: &str) -> String {
+/// `sentence` with every number word that is not a setting's number ("maybe one day", "pick
+/// one up", "you two handle it") written "a", so that only a number in a setting's place ("to
+/// three", "at seventy-five", "two degrees") reads as a number. Digits are always numbers.
+fn numeric_words(sentence: &str) -> String {
+    use crate::memory::values::{TENS, UNITS};
     let tokens: Vec<&str> = sentence.split(' ').collect();
     let bare = |t: &str| {
         t.trim_matches(|c: char| !c.is_alphanumeric())
             .to_lowercase()
     };
+    let number = |w: &str| {
+        w.split('-')
+            .all(|p| !p.is_empty() && (UNITS.contains(&p) || TENS.contains(&p)))
+    };
     tokens
         .iter()
         .enumerate()
         .map(|(i, t)| {
-            if bare(t) != "one" {
+            let w = bare(t);
+            if !number(&w) {
                 return (*t).to_string();
             }
             let before = i
@@ -54,12 +61,19 @@ fn numeric_one(sentence: &str) -> String {
                 .map(|j| bare(tokens[j]))
                 .unwrap_or_default();
             let after = tokens.get(i + 1).map(|t| bare(t)).unwrap_or_default();
-            let numeral =
-                ONE_AFTER.contains(&before.as_str()) || ONE_BEFORE.contains(&after.as_str());
+            let numeral = NUMBER_AFTER.contains(&before.as_str())
+                || NUMBER_BEFORE.contains(&after.as_str())
+                || TENS.contains(&before.as_str())
+                || (TENS.contains(&w.as_str()) && number(&after));
             if numeral {
                 (*t).to_string()
             } else {
-                t.replacen("one", "a", 1).replacen("One", "A", 1)
+                // Keep the punctuation around the word; the word itself reads as "a".
+                let start = t.find(|c: char| c.is_alphanumeric()).unwrap_or(0);
+                let end = t
+                    .rfind(|c: char| c.is_alphanumeric())
+                    .map_or(t.len(), |e| e + 1);
+                format!("{}a{}", &t[..start], &t[end..])
             }
         })
         .collect::<Vec<_>>()
@@ -71,11 +85,11 @@ fn numeric_one(sentence: &str) -> String {
 /// bottom for "max"/"lowest"); for a flag, `on` or `off` when the sentence switches it; empty
 /// for other kinds.
 pub fn named(detail: &Detail, sentence: &str) -> Vec<String> {
-    // Number words ("lower the headrest to three", "twenty-two degrees") read as digits; "one"
-    // only where it is a number ("level one", "down to one"), not in "one day", "pick one up".
+    // Number words ("lower the headrest to three", "twenty-two degrees") read as digits where
+    // they stand in a setting's place, not in "one day", "pick one up", "you two".
     // Dashes between words ("seventy-five—that's right") part them as spaces do.
     let spaced = sentence.replace(['—', '–'], " ");
-    let w = words(&crate::memory::values::digits(&numeric_one(&spaced)));
+    let w = words(&crate::memory::values::digits(&numeric_words(&spaced)));
     let mut out: Vec<String> = Vec::new();
     let mut push = |v: String| {
         if !out.contains(&v) {
@@ -148,6 +162,10 @@ mod tests {
         assert!(named(d, "Maybe one day I'll try it.").is_empty());
         assert!(named(d, "One step at a time.").is_empty());
         assert!(named(d, "I might pick one up this weekend.").is_empty());
+        assert!(named(d, "You two handle the cold better, do what you want.").is_empty());
+        let t = s.detail(s.detail_by_key("air_conditioner_temperature").unwrap());
+        assert_eq!(named(t, "Set it to twenty two."), ["22"]);
+        assert_eq!(named(t, "Twenty-two degrees, please."), ["22"]);
     }
 
     #[test]

@@ -146,9 +146,14 @@ pub fn turns_down(sentence: &str, value: &str) -> bool {
 /// Negation cues that name a change rather than a refusal when "to" follows them.
 const TOWARD_CUES: &[&str] = &["switch", "switched", "switching", "drop", "stop"];
 
-/// `anymore` after a value in its clause.
+/// `anymore` after a value in its clause, or a complaint that it is too much of something
+/// ("green is too dark for me", "blue's too cold").
 fn negates_after(words: &[&str]) -> bool {
     words.iter().any(|w| *w == "anymore")
+        || matches!(
+            words,
+            ["is" | "was" | "feels" | "looks" | "seems", "too", ..] | ["too", ..]
+        )
 }
 
 /// Words and phrases by which a user says a thing does not matter to them.
@@ -243,7 +248,7 @@ pub fn indifferent_values(schema: &Schema, detail: DetailId) -> Vec<&str> {
 }
 
 /// Number words below twenty, by value.
-const UNITS: &[&str] = &[
+pub(crate) const UNITS: &[&str] = &[
     "zero",
     "one",
     "two",
@@ -267,7 +272,7 @@ const UNITS: &[&str] = &[
 ];
 
 /// Tens from twenty, by value / 10 - 2.
-const TENS: &[&str] = &[
+pub(crate) const TENS: &[&str] = &[
     "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
 ];
 
@@ -414,6 +419,8 @@ mod tests {
             "outside"
         ));
         assert!(turns_down("Let's switch from jazz for a while.", "Jazz"));
+        assert!(turns_down("Green is too dark for me at night.", "Green"));
+        assert!(!turns_down("I love green, it is calming.", "Green"));
         // The cue is about something else, or after the value, or past a clause break.
         assert!(!turns_down(
             "I like the scenic route, even if it's longer to avoid traffic.",
