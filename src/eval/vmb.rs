@@ -14,8 +14,9 @@
 //!   nobody for certain and is passed over).
 //! * **Acting person.** The household member in the seat the call's selector names (`seat`,
 //!   `zone`, `light`, `window`, `side` = `driver` → the driver; `passenger` → the passenger);
-//!   otherwise the person the query has speaking (a name followed within three words by a
-//!   speech verb); otherwise the driver; otherwise the first household member the query names.
+//!   otherwise the person the query has speaking (a name in the narration, not in quoted
+//!   words, followed within three words of the same sentence by a speech verb; the first such,
+//!   when several speak); otherwise the driver; otherwise the first household member the query names.
 //!   The driver is whoever the query puts at the wheel ("got into the driver's seat", "was
 //!   driving", "drove", "borrowed the car", "with X driving"), the passenger whoever it seats
 //!   beside them ("X as a passenger", "X got in the passenger seat").
@@ -339,13 +340,22 @@ pub fn mentions(lower: &str, people: &BTreeMap<String, UserId>) -> Vec<(usize, u
     out
 }
 
-/// Where each household member's first mention in the query is followed by one of `cues`.
+/// Where each household member's first mention in the query (outside the quoted words) is
+/// followed by one of `cues` in the same sentence of the narration ("Shirley. He said" is not
+/// Shirley speaking).
 fn named_with(query: &str, people: &BTreeMap<String, UserId>, cues: &[&str]) -> Option<UserId> {
     let lower = query.to_lowercase();
-    mentions(&lower, people)
+    let quoted = quoted_spans(&lower);
+    let mut hits = mentions(&lower, people)
         .into_iter()
-        .find(|(_, end, _)| {
-            let window: String = lower[*end..]
+        .filter(|(pos, end, _)| {
+            if quoted.iter().any(|&(a, b)| a <= *pos && *pos < b) {
+                return false;
+            }
+            // The rest of the narration's sentence: "Shirley. He said" is not Shirley speaking.
+            let rest = &lower[*end..];
+            let rest = &rest[..rest.find(['.', '!', '?', ';']).unwrap_or(rest.len())];
+            let window: String = rest
                 .split_whitespace()
                 .take(6)
                 .collect::<Vec<_>>()
@@ -358,8 +368,34 @@ fn named_with(query: &str, people: &BTreeMap<String, UserId>, cues: &[&str]) -> 
                             .take(3)
                             .any(|w| w.trim_matches(|ch: char| !ch.is_alphanumeric()) == *c))
             })
-        })
-        .map(|(_, _, id)| id)
+        });
+    hits.next().map(|(_, _, id)| id)
+}
+
+/// Byte ranges of a query's quoted words: from `: '` to the apostrophe that closes it (one
+/// followed by a space, punctuation or the end, and not by a letter as in "it's").
+fn quoted_spans(lower: &str) -> Vec<(usize, usize)> {
+    let b = lower.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 2 < b.len() {
+        if &b[i..i + 3] == b": '" {
+            let start = i + 3;
+            let end = (start..b.len())
+                .find(|&j| {
+                    b[j] == b'\''
+                        && b.get(j + 1).is_none_or(|n| !n.is_ascii_alphanumeric())
+                        && j > start
+                        && b[j - 1] != b' '
+                })
+                .unwrap_or(b.len());
+            out.push((start, end));
+            i = end + 1;
+        } else {
+            i += 1;
+        }
+    }
+    out
 }
 
 /// "with X driving".
@@ -483,5 +519,28 @@ mod tests {
         let c = cabin(q, &people);
         assert_eq!(c.driver.as_ref().map(UserId::as_str), Some("thomas_carter"));
         assert_eq!(c.speaker, None);
+    }
+    #[test]
+    fn the_speaker_is_named_in_the_narration_before_the_verb() {
+        let people = user_ids(&[
+            "Timothy Davis".to_string(),
+            "Justin Gonzalez".to_string(),
+            "Kevin Lee".to_string(),
+            "Andrew Park".to_string(),
+            "Deborah Diaz".to_string(),
+        ]);
+        // A name ending one sentence is not the subject of the next one's verb.
+        let q = "At 5:15 PM, Timothy Davis was driving Justin Gonzalez. Timothy mentioned: 'It's not that cold.'";
+        assert_eq!(
+            cabin(q, &people).speaker.as_ref().map(UserId::as_str),
+            Some("timothy")
+        );
+        // A name inside the quoted words does not speak.
+        let q =
+            "Andrew was driving. He said: 'Deborah said it changed.' Kevin asked: 'Is it fine?'";
+        assert_eq!(
+            cabin(q, &people).speaker.as_ref().map(UserId::as_str),
+            Some("kevin")
+        );
     }
 }

@@ -31,9 +31,9 @@ pub struct Recalled {
     /// asked about (`memory::condition`); `None` for an unconditional one.
     pub condition_met: Option<bool>,
     /// The value to set now when the utterance asks for a step from the remembered number
-    /// ("one level brighter than my night setting"; `memory::step`), within the detail's
-    /// range; `None` when it asks for none or the detail is not a number. Only
-    /// [`Memory::recall_category`] computes it.
+    /// ("one level brighter than my night setting"; `memory::step`, within the detail's range)
+    /// or names another of a single-value choice's values itself ("play the video at 1080p");
+    /// `None` otherwise. Only [`Memory::recall_category`] computes it.
     pub now: Option<String>,
 }
 
@@ -153,14 +153,33 @@ impl Memory {
                     }),
             );
         }
-        if let Some(by) = super::step::step(text) {
-            for r in &mut out {
-                let d = self.schema.detail(r.preference.detail);
-                if d.kind == ValueKind::Integer {
-                    if let Ok(v) = r.preference.attribute.trim().parse::<i64>() {
+        let by = super::step::step(text);
+        for r in &mut out {
+            let d = self.schema.detail(r.preference.detail);
+            match d.kind {
+                ValueKind::Integer => {
+                    if let (Some(by), Ok(v)) = (by, r.preference.attribute.trim().parse::<i64>()) {
                         r.now = Some(super::step::apply(v, by, d.range).to_string());
                     }
                 }
+                // One of a single-value setting's listed values said now, and not turned
+                // down ("play the video at 1080p"; not "the blue light is too harsh"): what
+                // the person asks for now is what is set.
+                ValueKind::Choice if d.cardinality == Cardinality::Single && !text.is_empty() => {
+                    let said = super::values::named_values(
+                        &self.schema,
+                        r.preference.detail,
+                        &[text.to_string()],
+                    );
+                    if let [v] = said.as_slice() {
+                        if !super::values::turns_down(text, v)
+                            && !v.eq_ignore_ascii_case(&r.preference.attribute)
+                        {
+                            r.now = Some(v.to_string());
+                        }
+                    }
+                }
+                _ => {}
             }
         }
         self.touch(&out);

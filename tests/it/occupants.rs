@@ -211,3 +211,30 @@ fn category_recall_gives_the_value_a_step_asks_for() {
     let r = recall("My usual headrest, please.");
     assert!(r["recalled"][0].get("now").is_none(), "{r}");
 }
+
+#[test]
+fn category_recall_gives_a_listed_value_said_now() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    let ann = user("ann");
+    let said =
+        conv(r#"[{"role":"user","text":"Set the video quality to 720p from now on, please."}]"#);
+    m.remember(&ann, &said).unwrap();
+    let d = m.schema().detail_by_key("video_quality").unwrap();
+    let now = |text: &str| {
+        let r = m
+            .recall_category(
+                &ann,
+                glovebox::schema::CategoryRef::Detail(d),
+                text,
+                &Default::default(),
+            )
+            .unwrap();
+        assert_eq!(r[0].preference.attribute, "720p");
+        r[0].now.clone()
+    };
+    assert_eq!(now("Play the video at 1080p."), Some("1080p".to_string()));
+    assert_eq!(now("Play the video."), None);
+    // Turned down, it is not what is asked for.
+    assert_eq!(now("1080p is too choppy, play the video."), None);
+}
