@@ -112,8 +112,7 @@ pub fn turns_down(sentence: &str, value: &str) -> bool {
         return false;
     }
     let lower = folded(sentence);
-    for clause in lower.split(|c: char| matches!(c, ',' | '.' | ';' | ':' | '!' | '?' | '(' | ')'))
-    {
+    for clause in lower.split([',', '.', ';', ':', '!', '?', '(', ')']) {
         for part in words(clause).split(|w| CLAUSE_BREAKS.contains(w)) {
             let stemmed: Vec<String> = part.iter().map(|w| stems(w).join(" ")).collect();
             for (j, w) in stemmed.iter().enumerate() {
@@ -149,7 +148,7 @@ const TOWARD_CUES: &[&str] = &["switch", "switched", "switching", "drop", "stop"
 /// `anymore` after a value in its clause, or a complaint that it is too much of something
 /// ("green is too dark for me", "blue's too cold").
 fn negates_after(words: &[&str]) -> bool {
-    words.iter().any(|w| *w == "anymore")
+    words.contains(&"anymore")
         || matches!(
             words,
             ["is" | "was" | "feels" | "looks" | "seems", "too", ..] | ["too", ..]
