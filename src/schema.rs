@@ -260,6 +260,13 @@ fn valid_key(key: &str) -> bool {
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
 }
 
+/// The shipped vehicle-settings schema (`config/schemas/vehicle.toml`), for unit tests.
+#[cfg(test)]
+pub(crate) fn vehicle_for_tests() -> Schema {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/config/schemas/vehicle.toml");
+    Schema::load(std::path::Path::new(path)).expect("the shipped vehicle schema loads")
+}
+
 impl Schema {
     /// The schema embedded in the binary.
     pub fn embedded() -> Schema {

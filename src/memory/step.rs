@@ -94,26 +94,30 @@ fn amount_before(w: &[String], at: usize) -> Option<i64> {
     None
 }
 
+/// The direction a verb or particle of direction gives ("up", "lower", "increase").
+fn verb_sign(word: &str) -> Option<i64> {
+    if UP_VERBS.contains(&word) {
+        Some(1)
+    } else if DOWN_VERBS.contains(&word) {
+        Some(-1)
+    } else {
+        None
+    }
+}
+
 /// The signed step `text` asks for from a remembered number, if any.
 pub fn step(text: &str) -> Option<i64> {
     let w = words(text);
+    // A comparative with its amount before it ("2 degrees cooler", "a touch higher", "5
+    // percent more").
     for (i, word) in w.iter().enumerate() {
         let sign = if UP.contains(&word.as_str()) {
             1
         } else if DOWN.contains(&word.as_str()) {
-            // "lower it 5 more": *lower* is the verb, the amount comes after.
             -1
         } else if matches!(word.as_str(), "more" | "less") {
             // *more*/*less* take their direction from a verb earlier in the clause.
-            let verb = w[..i].iter().rev().take(6).find_map(|v| {
-                if UP_VERBS.contains(&v.as_str()) {
-                    Some(1)
-                } else if DOWN_VERBS.contains(&v.as_str()) {
-                    Some(-1)
-                } else {
-                    None
-                }
-            });
+            let verb = w[..i].iter().rev().take(6).find_map(|v| verb_sign(v));
             match (verb, word.as_str()) {
                 (Some(s), _) => s,
                 (None, "more") => 1,
@@ -125,34 +129,12 @@ pub fn step(text: &str) -> Option<i64> {
         if let Some(n) = amount_before(&w, i) {
             return Some(sign * n);
         }
-        // "turn it up 5 more", "lower it by 2": the amount follows a verb of direction.
-        let verb_up = UP_VERBS.contains(&word.as_str());
-        let verb_down = DOWN_VERBS.contains(&word.as_str());
-        if verb_up || verb_down {
-            if let Some(n) = w[i + 1..]
-                .iter()
-                .take(4)
-                .take_while(|x| !matches!(x.as_str(), "than" | "and" | "but"))
-                .find_map(|x| amount(x))
-            {
-                let follows_unit = w[i + 1..]
-                    .iter()
-                    .take(5)
-                    .any(|x| UNITS.contains(&x.as_str()));
-                if follows_unit {
-                    return Some(if verb_up { n } else { -n });
-                }
-            }
-        }
     }
-    // "turn it up 5 more" where *up* is not a comparative: a verb of direction, a number and a
-    // unit or *more*/*less* after it.
+    // A verb of direction with its amount after it ("turn it up 5 more", "lower it 5 more",
+    // "increase the leg support by one level"): a number followed by a unit or *more*/*less*,
+    // or a small-amount word.
     for (i, word) in w.iter().enumerate() {
-        let sign = if UP_VERBS.contains(&word.as_str()) {
-            1
-        } else if DOWN_VERBS.contains(&word.as_str()) {
-            -1
-        } else {
+        let Some(sign) = verb_sign(word) else {
             continue;
         };
         let after: Vec<&str> = w[i + 1..].iter().take(6).map(String::as_str).collect();

@@ -133,8 +133,7 @@ mod tests {
     use crate::schema::Schema;
 
     fn vehicle() -> Schema {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/config/schemas/vehicle.toml");
-        Schema::load(std::path::Path::new(path)).unwrap()
+        crate::schema::vehicle_for_tests()
     }
 
     #[test]

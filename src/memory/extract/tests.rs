@@ -430,8 +430,7 @@ fn values_are_copied_from_the_sentence() {
 }
 
 fn vehicle() -> Schema {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/config/schemas/vehicle.toml");
-    Schema::load(std::path::Path::new(path)).unwrap()
+    crate::schema::vehicle_for_tests()
 }
 
 #[test]
