@@ -219,6 +219,18 @@ impl Conversation {
         out
     }
 
+    /// The user turn that `speaker`'s turn holding `sentence` answers: the user turn just
+    /// before it, when another occupant said it (`default` speaks turns without a speaker).
+    pub fn answered(&self, default: &UserId, speaker: &UserId, sentence: &str) -> Option<&Turn> {
+        let users: Vec<&Turn> = self.turns.iter().filter(|t| t.role == Role::User).collect();
+        let who = |t: &Turn| t.speaker.as_ref().unwrap_or(default).clone();
+        let i = users
+            .iter()
+            .position(|t| who(t) == *speaker && t.text.contains(sentence))?;
+        let before = users.get(i.checked_sub(1)?)?;
+        (who(before) != *speaker).then_some(*before)
+    }
+
     /// The user's sentences, in order: every user turn split at sentence ends.
     pub fn user_sentences(&self) -> Vec<String> {
         self.turns

@@ -179,6 +179,14 @@ impl Memory {
                         }
                     }
                 }
+                // A switch said now ("turn on the wheel heat to my usual setting").
+                ValueKind::Flag => {
+                    if let [v] = super::typed::named(d, text).as_slice() {
+                        if !v.eq_ignore_ascii_case(&r.preference.attribute) {
+                            r.now = Some(v.clone());
+                        }
+                    }
+                }
                 _ => {}
             }
         }

@@ -5,10 +5,11 @@
 use super::counters::Counters;
 use super::extract::Extracted;
 use super::{condition, lifecycle, lock, maintain, Extraction, Memory, MemoryError, Outcome};
+use super::{typed, values};
 use crate::conversation::Conversation;
 use crate::llm::Request;
 use crate::pref::{Maintenance, Millis, Preference, UserId};
-use crate::schema::DetailSet;
+use crate::schema::{DetailSet, ValueKind};
 use crate::store::{Change, StoreError};
 impl Memory {
     /// Extracts preferences from a finished conversation and maintains each against the store,
@@ -41,6 +42,7 @@ impl Memory {
             let mut items: Vec<_> = extraction
                 .items
                 .iter()
+                .filter(|e| !self.echoes(conversation, user, &part.speaker, e))
                 .map(|e| (part.time_of(&e.sentence), e))
                 .collect();
             items.sort_by_key(|(t, _)| *t);
@@ -54,6 +56,33 @@ impl Memory {
             }
         }
         Ok(out)
+    }
+
+    /// Whether a speaker's preference repeats the value another occupant named in the turn it
+    /// answers ("The ambient light needs to be white." "No problem, Patricia. I'll set it to
+    /// white."): that is the other occupant's wish carried out, not the speaker's own, and
+    /// another occupant's words never become someone's preference (the other's own sentence is
+    /// theirs to store).
+    fn echoes(
+        &self,
+        conversation: &Conversation,
+        default: &UserId,
+        speaker: &UserId,
+        e: &Extracted,
+    ) -> bool {
+        let Some(turn) = conversation.answered(default, speaker, &e.sentence) else {
+            return false;
+        };
+        let d = self.schema.detail(e.detail);
+        match d.kind {
+            ValueKind::Integer | ValueKind::Flag => typed::named(d, &turn.text)
+                .iter()
+                .any(|v| v.eq_ignore_ascii_case(&e.attribute)),
+            ValueKind::Choice | ValueKind::Text => {
+                let value = values::turned_down(&e.attribute).unwrap_or(&e.attribute);
+                says_words(&turn.text, value)
+            }
+        }
     }
 
     /// The details a user allows: the schema minus their opt-outs.
@@ -191,5 +220,33 @@ impl Memory {
             preference: step.written,
             previous: step.before,
         }))
+    }
+}
+
+/// Whether `text` holds `value`'s words in a row, case folded ("white" in "needs to be White.",
+/// not in "whiteboard").
+fn says_words(text: &str, value: &str) -> bool {
+    let split = |t: &str| -> Vec<String> {
+        t.to_lowercase()
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let (text, value) = (split(text), split(value));
+    !value.is_empty() && text.windows(value.len()).any(|w| w == value.as_slice())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::says_words;
+
+    #[test]
+    fn words_are_matched_whole_and_in_a_row() {
+        assert!(says_words("The ambient light needs to be White.", "white"));
+        assert!(says_words("Put on BBC Radio 2 please", "bbc radio 2"));
+        assert!(!says_words("Grab the whiteboard.", "white"));
+        assert!(!says_words("Radio 2 and BBC news", "bbc radio 2"));
+        assert!(!says_words("anything", ""));
     }
 }

@@ -3,16 +3,101 @@
 //! offers for such a detail (the LLM chooses among them and `none`); nothing outside them can be
 //! stored.
 
-use crate::memory::values::negates;
+use crate::memory::values::turns_down;
 use crate::schema::{Detail, ValueKind, FLAG_OFF, FLAG_ON};
 
 /// Words that name the top or the bottom of a range ("max it out", "the lowest setting").
 const TOP_WORDS: &[&str] = &["max", "maximum", "maxed", "highest", "full"];
 const BOTTOM_WORDS: &[&str] = &["min", "minimum", "lowest"];
 
-/// Words by which a user switches something on, and off (besides negation cues).
-const ON_WORDS: &[&str] = &["on", "enable", "enabled", "activate", "start", "keep"];
-const OFF_WORDS: &[&str] = &["off", "disable", "disabled", "deactivate", "mute", "muted"];
+/// Verbs that switch a device on, and off, by themselves ("enable the traffic display").
+const ON_VERBS: &[&str] = &[
+    "enable",
+    "enabled",
+    "activate",
+    "activated",
+    "engage",
+    "unmute",
+];
+const OFF_VERBS: &[&str] = &[
+    "disable",
+    "disabled",
+    "deactivate",
+    "deactivated",
+    "mute",
+    "muted",
+];
+/// Verbs after which `on` or `off` is the state a device is put in ("turn the heating on",
+/// "keep it off"); elsewhere `on` and `off` are mostly prepositions ("I grew up on rice", "on
+/// days like this", "working on that patch").
+const SWITCH_VERBS: &[&str] = &[
+    "turn",
+    "turns",
+    "turned",
+    "turning",
+    "switch",
+    "switched",
+    "switching",
+    "put",
+    "keep",
+    "keeping",
+    "kept",
+    "leave",
+    "flip",
+    "flick",
+];
+/// How many words before `on`/`off` a switch verb or the device's name still governs it.
+const SWITCH_SCOPE: usize = 4;
+/// Name words of a flag detail that name no device ("HUD Power", "Seat Ventilation Enabled").
+const STATE_WORDS: &[&str] = &[
+    "power", "enabled", "enable", "on", "off", "set", "mode", "status",
+];
+
+/// The words that name a flag detail's device: its name's words but the state words, a plural
+/// `s` dropped ("Steering Wheel Heating Enabled": steering, wheel, heating).
+fn device_words(detail: &Detail) -> Vec<String> {
+    words(&detail.name)
+        .into_iter()
+        .filter(|w| !STATE_WORDS.contains(&w.as_str()))
+        .map(|w| singular(&w))
+        .collect()
+}
+
+/// A word without its plural `s` ("lights" -> "light", not "glass" -> "glas").
+fn singular(w: &str) -> String {
+    match w.strip_suffix('s') {
+        Some(stem) if stem.len() >= 3 && !stem.ends_with('s') => stem.to_string(),
+        _ => w.to_string(),
+    }
+}
+
+/// The state a sentence puts a flag detail in, if it says one: an on or off verb ("disable the
+/// auto fold"); `on` or `off` governed by a switch verb or the device's name at most
+/// [`SWITCH_SCOPE`] words before it ("turn on the child lock", "auto-brightness is off", "lights
+/// on"); or a negation that turns the device itself down ("I don't want the HUD"). A negation
+/// or an `on` about something else ("it's not wheat", "I grew up on tortillas") says nothing
+/// about the steering wheel heating.
+fn flag_state(detail: &Detail, w: &[String], sentence: &str) -> Option<&'static str> {
+    let device = device_words(detail);
+    let governed = |i: usize| {
+        w[i.saturating_sub(SWITCH_SCOPE)..i]
+            .iter()
+            .any(|x| SWITCH_VERBS.contains(&x.as_str()) || device.contains(&singular(x)))
+    };
+    let said = |word: &str, verbs: &[&str]| {
+        w.iter()
+            .enumerate()
+            .any(|(i, x)| verbs.contains(&x.as_str()) || (x == word && governed(i)))
+    };
+    let refused = device.iter().any(|d| turns_down(sentence, d));
+    if said("off", OFF_VERBS) || refused {
+        Some(FLAG_OFF)
+    } else if said("on", ON_VERBS) {
+        Some(FLAG_ON)
+    } else {
+        None
+    }
+}
 
 fn words(sentence: &str) -> Vec<String> {
     sentence
@@ -114,12 +199,8 @@ pub fn named(detail: &Detail, sentence: &str) -> Vec<String> {
             }
         }
         (ValueKind::Flag, _) => {
-            let off = w.iter().any(|x| OFF_WORDS.contains(&x.as_str())) || negates(sentence);
-            let on = w.iter().any(|x| ON_WORDS.contains(&x.as_str()));
-            if off {
-                push(FLAG_OFF.into());
-            } else if on {
-                push(FLAG_ON.into());
+            if let Some(state) = flag_state(detail, &w, sentence) {
+                push(state.into());
             }
         }
         _ => {}
@@ -174,5 +255,31 @@ mod tests {
         assert_eq!(named(d, "Turn the HUD on, please."), [FLAG_ON]);
         assert_eq!(named(d, "I don't want the HUD."), [FLAG_OFF]);
         assert!(named(d, "The HUD is nice.").is_empty());
+        let w = s.detail(s.detail_by_key("steering_wheel_heating_enabled").unwrap());
+        assert_eq!(
+            named(w, "Turning off the steering wheel heating."),
+            [FLAG_OFF]
+        );
+        assert_eq!(named(w, "Keep the wheel heating on today."), [FLAG_ON]);
+        assert_eq!(named(w, "Switch it on, my hands are cold."), [FLAG_ON]);
+        // `on`, `off` and negations about something else are no switch.
+        assert!(named(
+            w,
+            "I grew up on tortillas and rice, so that's going to be rough."
+        )
+        .is_empty());
+        assert!(named(
+            w,
+            "Just because it's not wheat or corn doesn't mean it won't matter."
+        )
+        .is_empty());
+        assert!(named(w, "We're off to the coast on Sunday.").is_empty());
+        let a = s.detail(s.detail_by_key("instrument_panel_auto_brightness").unwrap());
+        assert_eq!(named(a, "There, auto-brightness is off."), [FLAG_OFF]);
+        let f = s.detail(s.detail_by_key("mirror_auto_fold_on_lock").unwrap());
+        assert_eq!(
+            named(f, "Let me just disable the auto fold for a bit."),
+            [FLAG_OFF]
+        );
     }
 }
