@@ -197,6 +197,11 @@ pub fn named(detail: &Detail, sentence: &str) -> Vec<String> {
                     push(n.to_string());
                 }
             }
+            // Of several numbers, one the sentence turns down is not the setting ("Level 3 is
+            // too strong, let's stick to level 1", "82 is too low").
+            if out.len() > 1 && out.iter().any(|v| !turns_down(&spaced, v)) {
+                out.retain(|v| !turns_down(&spaced, v));
+            }
         }
         (ValueKind::Flag, _) => {
             if let Some(state) = flag_state(detail, &w, sentence) {
@@ -231,6 +236,14 @@ mod tests {
         assert_eq!(named(t, "Set it to 22, not 5 or 140."), ["22"]);
         let h = s.detail(s.detail_by_key("hud_brightness_level").unwrap());
         assert_eq!(named(h, "I want the brightness maxed out."), ["10"]);
+        let m = s.detail(s.detail_by_key("seat_massage_level").unwrap());
+        assert_eq!(
+            named(m, "Level 3 is too strong, let's stick to level 1 for now."),
+            ["1"]
+        );
+        assert_eq!(named(m, "Not 1, level 2."), ["2"]);
+        let v = s.detail(s.detail_by_key("seat_vertical_position").unwrap());
+        assert_eq!(named(v, "82 is too low. Put it at 84."), ["84"]);
     }
 
     #[test]
