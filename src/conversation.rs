@@ -306,6 +306,7 @@ pub fn split_sentences(text: &str) -> Vec<String> {
     for (i, &b) in bytes.iter().enumerate() {
         if matches!(b, b'.' | b'!' | b'?')
             && bytes.get(i + 1).is_some_and(|n| n.is_ascii_whitespace())
+            && !(b == b'.' && abbreviation(&text[start..i]))
         {
             push_trimmed(&mut out, &text[start..=i]);
             start = i + 1;
@@ -313,6 +314,21 @@ pub fn split_sentences(text: &str) -> Vec<String> {
     }
     push_trimmed(&mut out, &text[start..]);
     out
+}
+
+/// Titles whose full stop ends no sentence ("Play Mr. Blue Sky.", "Dr. Patel's office").
+const TITLES: &[&str] = &[
+    "mr", "mrs", "ms", "dr", "st", "prof", "jr", "sr", "mt", "vs",
+];
+
+/// Whether the text before a full stop ends in a title or an initial ("J. K. Rowling").
+fn abbreviation(before: &str) -> bool {
+    let word = before
+        .rsplit(|c: char| !c.is_alphanumeric())
+        .next()
+        .unwrap_or("");
+    TITLES.contains(&word.to_lowercase().as_str())
+        || (word.len() == 1 && word != "I" && word.chars().all(|c| c.is_ascii_uppercase()))
 }
 
 fn push_trimmed(out: &mut Vec<String>, s: &str) {
@@ -328,6 +344,22 @@ mod tests {
 
     fn user_turns(n: usize, text: &str) -> Vec<Turn> {
         (0..n).map(|_| Turn::new(Role::User, text)).collect()
+    }
+
+    #[test]
+    fn titles_and_initials_end_no_sentence() {
+        assert_eq!(
+            split_sentences("Play Mr. Blue Sky. It's my favourite."),
+            ["Play Mr. Blue Sky.", "It's my favourite."]
+        );
+        assert_eq!(
+            split_sentences("Put on J. K. Simmons. Thanks!"),
+            ["Put on J. K. Simmons.", "Thanks!"]
+        );
+        assert_eq!(
+            split_sentences("I said I. Then left."),
+            ["I said I.", "Then left."]
+        );
     }
 
     #[test]

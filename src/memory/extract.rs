@@ -18,8 +18,12 @@ use crate::schema::{DetailId, DetailSet, Schema, ValueKind};
 
 mod names;
 mod prompt;
+mod spans;
+
 pub use names::{names_first, spoken_names};
 pub use prompt::{prompt, prompt_prefix};
+use spans::referents;
+pub use spans::{proper_names, spans};
 
 /// A preference read out of a conversation, not yet maintained against the store.
 #[derive(Debug, Clone, PartialEq)]
@@ -421,7 +425,21 @@ fn value_alternatives(schema: &Schema, offered: &Candidate, sentences: &[String]
         return vec![gbnf_literal("none")];
     }
     let sentence = sentences.get(offered.sentence).map_or("", String::as_str);
-    let words = spans(sentence);
+    let mut words = spans(sentence);
+    let mut names = proper_names(sentence);
+    for earlier in referents(sentences, offered.sentence) {
+        for w in spans(earlier) {
+            if !words.contains(&w) {
+                words.push(w);
+            }
+        }
+        names.extend(proper_names(earlier));
+    }
+    // Drivers name real things by their names ("Fleetwood Mac", "Bayern 3"): when the words
+    // hold a name, the value is one of the names, not "station" or "I've listened to it".
+    if !names.is_empty() {
+        words.retain(|w| names.contains(w));
+    }
     if words.is_empty() {
         return vec!["free".into()];
     }
@@ -432,51 +450,6 @@ fn value_alternatives(schema: &Schema, offered: &Candidate, sentences: &[String]
             .filter(|w| values::turns_down(sentence, w))
             .map(|w| gbnf_literal(&format!("{NOT}{w}"))),
     );
-    out
-}
-
-/// Words that neither start nor end a value: a value is a name, a number or a thing
-/// ("Lidl", "BBC Radio 2", "22 degrees"), not "at Lidl" or "Lidl and".
-const FUNCTION_WORDS: &[&str] = &[
-    "a", "an", "the", "to", "at", "in", "on", "of", "for", "by", "with", "from", "and", "or",
-    "but", "i", "i'm", "im", "me", "my", "we", "our", "us", "you", "your", "it", "it's", "its",
-    "is", "are", "am", "was", "be", "do", "does", "that", "this", "these", "those", "there",
-    "please", "so", "just", "really", "always", "usually", "like", "love", "prefer", "want",
-    "when", "if", "as", "than", "then", "up", "down", "some", "any", "all", "can", "could",
-    "would", "will", "should", "set", "put", "play", "find", "make", "get", "go", "one", "not",
-    "no", "don't", "never", "every", "very", "much", "more", "most", "have", "has",
-];
-
-/// Longest value copied from a sentence, in words.
-const MAX_SPAN_WORDS: usize = 5;
-
-/// The runs of the sentence's words a value can be: 1 to 5 consecutive words, punctuation
-/// trimmed, neither starting nor ending with a function word; longest first within a start
-/// position, in sentence order.
-pub fn spans(sentence: &str) -> Vec<String> {
-    let words: Vec<&str> = sentence
-        .split_whitespace()
-        .map(|w| w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '&' || c == '+')))
-        .collect();
-    let function = |w: &str| {
-        let lower = w.to_lowercase().replace('\u{2019}', "'");
-        w.is_empty() || FUNCTION_WORDS.contains(&lower.as_str())
-    };
-    let mut out: Vec<String> = Vec::new();
-    for i in 0..words.len() {
-        if function(words[i]) {
-            continue;
-        }
-        for j in (i..words.len().min(i + MAX_SPAN_WORDS)).rev() {
-            if function(words[j]) || words[i..=j].iter().any(|w| w.is_empty()) {
-                continue;
-            }
-            let span = words[i..=j].join(" ");
-            if span.len() <= 48 && !out.contains(&span) {
-                out.push(span);
-            }
-        }
-    }
     out
 }
 

@@ -202,7 +202,7 @@ const INTENSIFIERS: &[&str] = &[
     "all",
 ];
 
-/// Words by which a value or a category itself names an aversion ("Seafood Allergies",
+/// Words by which a value or a category itself names an aversion ("Seafood Allergies", "Dairy-Free",
 /// "Avoidance of Specific Road Types"): a negation near such a value states it ("a place that
 /// doesn't serve seafood" for a seafood allergy, "no toll roads" for avoiding them), it does
 /// not turn it down.
@@ -210,9 +210,12 @@ const AVERSION_STEMS: &[&str] = &["avoid", "allerg", "intoleran"];
 
 /// Whether the text names an aversion ([`AVERSION_STEMS`]).
 pub fn aversive(text: &str) -> bool {
-    words(&folded(text))
-        .iter()
-        .any(|w| AVERSION_STEMS.iter().any(|a| w.starts_with(a)))
+    let lower = folded(text);
+    // "Dairy-Free", "Gluten-free": the value is the thing's absence.
+    lower.contains("-free")
+        || words(&lower)
+            .iter()
+            .any(|w| AVERSION_STEMS.iter().any(|a| w.starts_with(a)))
 }
 
 /// Words by which a known value says the thing does not matter ("Indifferent to Covered
@@ -347,8 +350,21 @@ pub fn named_values<'a>(
     detail: DetailId,
     sentences: &[String],
 ) -> Vec<&'a str> {
-    let said: std::collections::HashSet<String> =
+    let mut said: std::collections::HashSet<String> =
         sentences.iter().flat_map(|s| stems(&digits(s))).collect();
+    // A comparative names its adjective's value ("cooler tones" names Cool, "the cheapest"
+    // Cheap), except for a vehicle setting, where it asks for a step from the current value
+    // ("a touch higher" is no `high`; `memory::step`).
+    if schema.detail(detail).call.is_none() {
+        let bases: Vec<String> = said
+            .iter()
+            .filter_map(|w| {
+                let base = w.strip_suffix("est").or_else(|| w.strip_suffix("er"))?;
+                (base.len() >= 3).then(|| base.to_string())
+            })
+            .collect();
+        said.extend(bases);
+    }
     let mut best = 0.5f32;
     let mut out = Vec::new();
     for a in &schema.detail(detail).attributes {
@@ -457,6 +473,11 @@ mod tests {
             named_values(&schema, temp, &said),
             vec!["25 degree Celcius"]
         );
+        let tones = schema
+            .detail_by_key("interior_lighting_ambient_preferences")
+            .unwrap();
+        let said = vec!["I've always preferred cooler tones inside.".to_string()];
+        assert_eq!(named_values(&schema, tones, &said), vec!["Cool"]);
     }
 
     #[test]
@@ -471,6 +492,7 @@ mod tests {
         assert!(!shrugs("It really matters that it's covered."));
         assert!(aversive("Seafood Allergies") && aversive("Avoidance of Specific Road Types"));
         assert!(!aversive("Jazz"));
+        assert!(aversive("Dairy-Free") && !aversive("Free Wi-Fi"));
         let schema = Schema::embedded();
         let covered = schema
             .detail_by_key("preference_for_covered_parking")

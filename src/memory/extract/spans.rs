@@ -1,0 +1,179 @@
+//! The user's own words as values: the runs of a sentence a free-text value can be copied
+//! from, the names among them, and the earlier sentences a sentence that points back refers to.
+
+/// Words that neither start nor end a value: a value is a name, a number or a thing
+/// ("Lidl", "BBC Radio 2", "22 degrees"), not "at Lidl" or "Lidl and".
+const FUNCTION_WORDS: &[&str] = &[
+    "a", "an", "the", "to", "at", "in", "on", "of", "for", "by", "with", "from", "and", "or",
+    "but", "i", "i'm", "im", "me", "my", "we", "our", "us", "you", "your", "it", "it's", "its",
+    "is", "are", "am", "was", "be", "do", "does", "that", "this", "these", "those", "there",
+    "please", "so", "just", "really", "always", "usually", "like", "love", "prefer", "want",
+    "when", "if", "as", "than", "then", "up", "down", "some", "any", "all", "can", "could",
+    "would", "will", "should", "set", "put", "play", "find", "make", "get", "go", "one", "not",
+    "no", "don't", "never", "every", "very", "much", "more", "most", "have", "has", "they",
+    "they're", "them", "their", "he", "she", "his", "her", "that's", "what", "which", "who",
+    "i've", "i'll", "i'd", "we're", "you're", "since", "ever", "also", "too", "been", "had", "did",
+    "here",
+];
+
+/// Words by which a sentence points back at something said before it ("They're my favourite
+/// band", "It's my station").
+const BACK_REFERENCES: &[&str] = &[
+    "it", "it's", "its", "they", "they're", "them", "that", "this", "there", "those",
+];
+
+/// The earlier sentences a free-text value can come from when the evidence points back at
+/// what was said before it and names nothing itself ("Play some Fleetwood Mac. They're my
+/// all-time favourite band."): up to two sentences back, while each still points back. A
+/// sentence names something itself when a word other than its first (and "I") is
+/// capitalised.
+pub(super) fn referents<'a>(sentences: &'a [String], at: usize) -> Vec<&'a str> {
+    let points_back = |s: &str| {
+        s.split_whitespace().any(|w| {
+            let w = w
+                .trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '\u{2019}')
+                .to_lowercase()
+                .replace('\u{2019}', "'");
+            BACK_REFERENCES.contains(&w.as_str())
+        })
+    };
+    let names_itself = |s: &str| {
+        s.split_whitespace().skip(1).any(|w| {
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+            w.chars().next().is_some_and(char::is_uppercase) && w != "I" && !w.starts_with("I'")
+        })
+    };
+    let mut out = Vec::new();
+    let mut i = at;
+    let Some(evidence) = sentences.get(at) else {
+        return out;
+    };
+    if !points_back(evidence) || names_itself(evidence) {
+        return out;
+    }
+    while out.len() < 2 {
+        let Some(prev) = i.checked_sub(1).and_then(|j| sentences.get(j)) else {
+            break;
+        };
+        out.push(prev.as_str());
+        if !points_back(prev) || names_itself(prev) {
+            break;
+        }
+        i -= 1;
+    }
+    out
+}
+
+/// Longest value copied from a sentence, in words.
+const MAX_SPAN_WORDS: usize = 5;
+
+/// The runs of the sentence's words a value can be: 1 to 5 consecutive words, punctuation
+/// trimmed, neither starting nor ending with a function word; longest first within a start
+/// position, in sentence order.
+pub fn spans(sentence: &str) -> Vec<String> {
+    let words: Vec<&str> = sentence
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '&' || c == '+')))
+        .collect();
+    let function = |w: &str| {
+        let lower = w.to_lowercase().replace('\u{2019}', "'");
+        w.is_empty() || FUNCTION_WORDS.contains(&lower.as_str())
+    };
+    let mut out: Vec<String> = Vec::new();
+    for i in 0..words.len() {
+        if function(words[i]) {
+            continue;
+        }
+        for j in (i..words.len().min(i + MAX_SPAN_WORDS)).rev() {
+            if function(words[j]) || words[i..=j].iter().any(|w| w.is_empty()) {
+                continue;
+            }
+            let span = words[i..=j].join(" ");
+            if span.len() <= 48 && !out.contains(&span) {
+                out.push(span);
+            }
+        }
+    }
+    out
+}
+
+/// The [`spans`] of a sentence that are names: every word capitalised or a number, at least
+/// one capitalised, not the sentence's first word alone ("Then", "Play"), and whole (not "Blue
+/// Sky" of "Mr Blue Sky", nor "Bayern" of "Bayern 3").
+pub fn proper_names(sentence: &str) -> Vec<String> {
+    let all = name_spans(sentence);
+    all.iter()
+        .filter(|n| {
+            !all.iter()
+                .any(|m| m.len() > n.len() && format!(" {m} ").contains(&format!(" {n} ")))
+        })
+        .cloned()
+        .collect()
+}
+
+/// Every name span of a sentence ([`proper_names`] before keeping the whole ones).
+fn name_spans(sentence: &str) -> Vec<String> {
+    let first = sentence
+        .split_whitespace()
+        .next()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .unwrap_or("");
+    spans(sentence)
+        .into_iter()
+        .filter(|span| {
+            let words: Vec<&str> = span.split(' ').collect();
+            let capital = |w: &&str| w.chars().next().is_some_and(char::is_uppercase);
+            let number = |w: &&str| w.chars().all(|c| c.is_ascii_digit());
+            words.iter().all(|w| capital(w) || number(w))
+                && words.iter().any(capital)
+                && !(words.len() == 1 && words[0] == first)
+                && words != ["I"]
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_whole_capitalised_runs() {
+        assert_eq!(proper_names("Can you put Bayern 3 on?"), ["Bayern 3"]);
+        assert_eq!(proper_names("Play Mr. Blue Sky."), ["Mr Blue Sky"]);
+        assert_eq!(
+            proper_names("And play something from Fleetwood Mac."),
+            ["Fleetwood Mac"]
+        );
+        // The sentence's first word alone and "I" are no names.
+        assert!(proper_names("Then I want jazz.").is_empty());
+        assert!(proper_names("They're my all-time favourite band.").is_empty());
+    }
+
+    #[test]
+    fn a_sentence_that_points_back_refers_to_the_one_before() {
+        let s: Vec<String> = [
+            "Play Hotel California.",
+            "That song never gets old.",
+            "It's my favourite song, full stop.",
+        ]
+        .map(String::from)
+        .to_vec();
+        // Back through a sentence that points back too, at most two.
+        assert_eq!(
+            referents(&s, 2),
+            ["That song never gets old.", "Play Hotel California."]
+        );
+        assert!(referents(&s, 0).is_empty());
+        // A sentence that names something itself refers to nothing before it.
+        let s: Vec<String> = ["Hi there.", "It's Bayern 3 I like."]
+            .map(String::from)
+            .to_vec();
+        assert!(referents(&s, 1).is_empty());
+    }
+
+    #[test]
+    fn spans_neither_start_nor_end_with_function_words() {
+        let s = spans("They're my all-time favourite band.");
+        assert!(s.iter().all(|w| !w.starts_with("They")), "{s:?}");
+    }
+}
