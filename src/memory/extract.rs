@@ -19,11 +19,13 @@ use crate::schema::{DetailId, DetailSet, Schema, ValueKind};
 mod names;
 mod prompt;
 mod spans;
+mod subject;
 
 pub use names::{names_first, spoken_names};
 pub use prompt::{prompt, prompt_prefix};
 use spans::referents;
 pub use spans::{proper_names, spans};
+pub use subject::about_someone_else;
 
 /// A preference read out of a conversation, not yet maintained against the store.
 #[derive(Debug, Clone, PartialEq)]

@@ -80,7 +80,7 @@ impl Models {
         Counters::time(&self.counters.embed_us, te);
         Counters::add(&self.counters.sentences, sentences.len() as u64);
         let gate: Vec<f32> = vecs.iter().map(|v| self.gate.probability(v)).collect();
-        let passes: Vec<bool> = gate.iter().map(|&p| self.gate.passes(p)).collect();
+        let passes = self.passing(&gate, &sentences);
         Counters::add(
             &self.counters.gated,
             passes.iter().filter(|&&p| p).count() as u64,
@@ -136,6 +136,15 @@ impl Models {
         }
         out.ms = t0.elapsed().as_secs_f64() * 1e3;
         Ok(out)
+    }
+
+    /// Which sentences pass the gate: those it scores above its threshold whose subject is the
+    /// speaker ("My wife loves Thai food" is about someone else: [`extract::about_someone_else`]).
+    fn passing(&self, gate: &[f32], sentences: &[String]) -> Vec<bool> {
+        gate.iter()
+            .zip(sentences)
+            .map(|(&p, s)| self.gate.passes(p) && !extract::about_someone_else(s))
+            .collect()
     }
 
     /// What extraction sees in each user sentence: the gate's probability, whether it passes,
@@ -197,7 +206,7 @@ impl Models {
         let protos = self.prototypes()?;
         let vecs = self.embed_sentences(&sentences)?;
         let gate: Vec<f32> = vecs.iter().map(|v| self.gate.probability(v)).collect();
-        let passes: Vec<bool> = gate.iter().map(|&p| self.gate.passes(p)).collect();
+        let passes = self.passing(&gate, &sentences);
         let mut scores = extract::sentence_scores(&self.schema, &protos, &vecs, exclude);
         self.settle_rows(&mut scores, &passes, &sentences);
         Ok((sentences, (gate, passes, scores)))

@@ -3,7 +3,7 @@
 //! offers for such a detail (the LLM chooses among them and `none`); nothing outside them can be
 //! stored.
 
-use crate::memory::values::turns_down;
+use crate::memory::values::{turns_down, SCOPE};
 use crate::schema::{Detail, ValueKind, FLAG_OFF, FLAG_ON};
 
 /// Words that name the top or the bottom of a range ("max it out", "the lowest setting").
@@ -71,6 +71,22 @@ fn singular(w: &str) -> String {
     }
 }
 
+/// Words that refuse a device named at most [`SCOPE`] words after them ("I don't want the
+/// HUD", "no child lock"); milder cues ("forget", "switch") turn down a value, not a device
+/// ("I always forget to roll up the window" says nothing of the auto close).
+const DEVICE_REFUSALS: &[&str] = &["not", "no", "never", "without", "don't", "dont", "doesn't"];
+
+/// Whether a refusal ([`DEVICE_REFUSALS`], or a word ending in `n't`) stands at most
+/// [`SCOPE`] words before one of the device's words.
+fn refuses_device(w: &[String], device: &[String]) -> bool {
+    w.iter().enumerate().any(|(i, x)| {
+        device.contains(&singular(x))
+            && w[i.saturating_sub(SCOPE)..i]
+                .iter()
+                .any(|r| DEVICE_REFUSALS.contains(&r.as_str()) || r.ends_with("n't"))
+    })
+}
+
 /// The state a sentence puts a flag detail in, if it says one: an on or off verb ("disable the
 /// auto fold"); `on` or `off` governed by a switch verb or the device's name at most
 /// [`SWITCH_SCOPE`] words before it ("turn on the child lock", "auto-brightness is off", "lights
@@ -89,7 +105,7 @@ fn flag_state(detail: &Detail, w: &[String], sentence: &str) -> Option<&'static 
             .enumerate()
             .any(|(i, x)| verbs.contains(&x.as_str()) || (x == word && governed(i)))
     };
-    let refused = device.iter().any(|d| turns_down(sentence, d));
+    let refused = refuses_device(w, &device);
     if said("off", OFF_VERBS) || refused {
         Some(FLAG_OFF)
     } else if said("on", ON_VERBS) {
@@ -287,6 +303,15 @@ mod tests {
         )
         .is_empty());
         assert!(named(w, "We're off to the coast on Sunday.").is_empty());
+        assert!(named(
+            w,
+            "I always forget these steering wheels have heat settings."
+        )
+        .is_empty());
+        assert_eq!(
+            named(w, "I don't need the wheel heating today."),
+            [FLAG_OFF]
+        );
         let a = s.detail(s.detail_by_key("instrument_panel_auto_brightness").unwrap());
         assert_eq!(named(a, "There, auto-brightness is off."), [FLAG_OFF]);
         let f = s.detail(s.detail_by_key("mirror_auto_fold_on_lock").unwrap());

@@ -365,21 +365,25 @@ pub fn named_values<'a>(
             .collect();
         said.extend(bases);
     }
-    let mut best = 0.5f32;
+    // Highest share first, then most words said: "switched it to feet and window" names
+    // `feet_window` (both words), not `feet` or `window` alone.
+    let mut best = (0.5f32, 0usize);
     let mut out = Vec::new();
     for a in &schema.detail(detail).attributes {
         let words = stems(a);
         if words.is_empty() {
             continue;
         }
-        let share = words.iter().filter(|w| said.contains(*w)).count() as f32 / words.len() as f32;
-        if share > best + 1e-6 {
-            best = share;
+        let held = words.iter().filter(|w| said.contains(*w)).count();
+        let share = held as f32 / words.len() as f32;
+        if share < best.0 - 1e-6 || (share - best.0).abs() <= 1e-6 && held < best.1 {
+            continue;
+        }
+        if share > best.0 + 1e-6 || held > best.1 {
+            best = (share, held);
             out.clear();
         }
-        if (share - best).abs() <= 1e-6 {
-            out.push(a.as_str());
-        }
+        out.push(a.as_str());
     }
     out
 }
@@ -478,6 +482,13 @@ mod tests {
             .unwrap();
         let said = vec!["I've always preferred cooler tones inside.".to_string()];
         assert_eq!(named_values(&schema, tones, &said), vec!["Cool"]);
+        // The value that holds the most of what was said.
+        let vehicle = crate::schema::vehicle_for_tests();
+        let air = vehicle
+            .detail_by_key("air_conditioner_air_direction")
+            .unwrap();
+        let said = vec!["There we go, switched it to feet and window.".to_string()];
+        assert_eq!(named_values(&vehicle, air, &said), vec!["feet_window"]);
     }
 
     #[test]
