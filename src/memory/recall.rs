@@ -154,11 +154,30 @@ impl Memory {
             );
         }
         let by = super::step::step(text);
+        // "Back to my usual": the newest value said with a habit, when a momentary one came
+        // after it (`memory::usual`).
+        let history = if super::usual::asks_usual(text) && !out.is_empty() {
+            Some(self.store.history(user)?)
+        } else {
+            None
+        };
         for r in &mut out {
             let d = self.schema.detail(r.preference.detail);
+            let usual = history
+                .as_deref()
+                .filter(|_| {
+                    d.cardinality == Cardinality::Single && r.preference.condition.is_none()
+                })
+                .and_then(|h| super::usual::habitual(h, r.preference.detail))
+                .filter(|v| !v.eq_ignore_ascii_case(&r.preference.attribute))
+                .map(str::to_string);
+            if usual.is_some() {
+                r.now.clone_from(&usual);
+            }
+            let base = usual.unwrap_or_else(|| r.preference.attribute.clone());
             match d.kind {
                 ValueKind::Integer => {
-                    if let (Some(by), Ok(v)) = (by, r.preference.attribute.trim().parse::<i64>()) {
+                    if let (Some(by), Ok(v)) = (by, base.trim().parse::<i64>()) {
                         r.now = Some(super::step::apply(v, by, d.range).to_string());
                     }
                 }
@@ -172,9 +191,7 @@ impl Memory {
                         &[text.to_string()],
                     );
                     if let [v] = said.as_slice() {
-                        if !super::values::turns_down(text, v)
-                            && !v.eq_ignore_ascii_case(&r.preference.attribute)
-                        {
+                        if !super::values::turns_down(text, v) && !v.eq_ignore_ascii_case(&base) {
                             r.now = Some(v.to_string());
                         }
                     }
@@ -182,7 +199,7 @@ impl Memory {
                 // A switch said now ("turn on the wheel heat to my usual setting").
                 ValueKind::Flag => {
                     if let [v] = super::typed::named(d, text).as_slice() {
-                        if !v.eq_ignore_ascii_case(&r.preference.attribute) {
+                        if !v.eq_ignore_ascii_case(&base) {
                             r.now = Some(v.clone());
                         }
                     }

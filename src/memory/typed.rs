@@ -93,7 +93,7 @@ fn refuses_device(w: &[String], device: &[String]) -> bool {
 /// on"); or a negation that turns the device itself down ("I don't want the HUD"). A negation
 /// or an `on` about something else ("it's not wheat", "I grew up on tortillas") says nothing
 /// about the steering wheel heating.
-fn flag_state(detail: &Detail, w: &[String], sentence: &str) -> Option<&'static str> {
+fn flag_state(detail: &Detail, w: &[String]) -> Option<&'static str> {
     let device = device_words(detail);
     let governed = |i: usize| {
         w[i.saturating_sub(SWITCH_SCOPE)..i]
@@ -220,7 +220,7 @@ pub fn named(detail: &Detail, sentence: &str) -> Vec<String> {
             }
         }
         (ValueKind::Flag, _) => {
-            if let Some(state) = flag_state(detail, &w, sentence) {
+            if let Some(state) = flag_state(detail, &w) {
                 push(state.into());
             }
         }
