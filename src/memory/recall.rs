@@ -190,8 +190,16 @@ impl Memory {
                         r.preference.detail,
                         &[text.to_string()],
                     );
+                    // Every word of the value said ("heading back" does not name heading_up).
+                    let whole = |v: &str| {
+                        let said = super::values::stems(text);
+                        super::values::stems(v).iter().all(|w| said.contains(w))
+                    };
                     if let [v] = said.as_slice() {
-                        if !super::values::turns_down(text, v) && !v.eq_ignore_ascii_case(&base) {
+                        if whole(v)
+                            && !super::values::turns_down(text, v)
+                            && !v.eq_ignore_ascii_case(&base)
+                        {
                             r.now = Some(v.to_string());
                         }
                     }

@@ -105,11 +105,14 @@ fn flag_state(detail: &Detail, w: &[String]) -> Option<&'static str> {
             .enumerate()
             .any(|(i, x)| verbs.contains(&x.as_str()) || (x == word && governed(i)))
     };
-    let refused = refuses_device(w, &device);
-    if said("off", OFF_VERBS) || refused {
+    // A switch said outright wins over a refusal nearby ("you can't open that window back
+    // there, I turned on the child lock").
+    if said("off", OFF_VERBS) {
         Some(FLAG_OFF)
     } else if said("on", ON_VERBS) {
         Some(FLAG_ON)
+    } else if refuses_device(w, &device) {
+        Some(FLAG_OFF)
     } else {
         None
     }
@@ -213,11 +216,9 @@ pub fn named(detail: &Detail, sentence: &str) -> Vec<String> {
                     push(n.to_string());
                 }
             }
-            // Of several numbers, one the sentence turns down is not the setting ("Level 3 is
-            // too strong, let's stick to level 1", "82 is too low").
-            if out.len() > 1 && out.iter().any(|v| !turns_down(&spaced, v)) {
-                out.retain(|v| !turns_down(&spaced, v));
-            }
+            // A number the sentence turns down is not the setting ("Level 3 is too strong,
+            // let's stick to level 1", "as long as it's not 86 on the dial").
+            out.retain(|v| !turns_down(&spaced, v));
         }
         (ValueKind::Flag, _) => {
             if let Some(state) = flag_state(detail, &w) {
@@ -260,6 +261,8 @@ mod tests {
         assert_eq!(named(m, "Not 1, level 2."), ["2"]);
         let v = s.detail(s.detail_by_key("seat_vertical_position").unwrap());
         assert_eq!(named(v, "82 is too low. Put it at 84."), ["84"]);
+        let m = s.detail(s.detail_by_key("music_volume").unwrap());
+        assert!(named(m, "As long as it's not 86 on the dial, we're safe.").is_empty());
     }
 
     #[test]
@@ -314,6 +317,14 @@ mod tests {
         );
         let a = s.detail(s.detail_by_key("instrument_panel_auto_brightness").unwrap());
         assert_eq!(named(a, "There, auto-brightness is off."), [FLAG_OFF]);
+        let c = s.detail(s.detail_by_key("window_child_lock").unwrap());
+        assert_eq!(
+            named(
+                c,
+                "You can't open that window back there, I turned on the child lock."
+            ),
+            [FLAG_ON]
+        );
         let f = s.detail(s.detail_by_key("mirror_auto_fold_on_lock").unwrap());
         assert_eq!(
             named(f, "Let me just disable the auto fold for a bit."),

@@ -27,7 +27,7 @@ const BACK_REFERENCES: &[&str] = &[
 /// all-time favourite band."): up to two sentences back, while each still points back. A
 /// sentence names something itself when a word other than its first (and "I") is
 /// capitalised.
-pub(super) fn referents<'a>(sentences: &'a [String], at: usize) -> Vec<&'a str> {
+pub(super) fn referents(sentences: &[String], at: usize) -> Vec<&str> {
     let points_back = |s: &str| {
         s.split_whitespace().any(|w| {
             let w = w

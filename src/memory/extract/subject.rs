@@ -50,7 +50,8 @@ const OTHERS: &[&str] = &[
 const DETERMINERS: &[&str] = &["my", "our", "the", "his", "her", "their"];
 
 /// Whether the sentence's subject is someone other than the speaker: it opens (after "and",
-/// "but", "so", "well", "oh") with one of [`OTHERS`] behind a determiner, or with their
+/// "but", "so", "well", "oh") with "he" or "she", or with one of [`OTHERS`] behind a
+/// determiner, or with their
 /// possessive ("My wife loves Thai food", "The kids keep asking for Taylor Swift", "My
 /// colleague's vegetarian") and the speaker is not part of it ("My wife and I love Thai food"
 /// is the speaker's too).
@@ -70,6 +71,13 @@ pub fn about_someone_else(sentence: &str) -> bool {
         .is_some_and(|w| matches!(w.as_str(), "and" | "but" | "so" | "well" | "oh" | "also"))
     {
         i += 1;
+    }
+    // "She also wants the HUD at 10", "He's vegetarian".
+    if words
+        .get(i)
+        .is_some_and(|w| matches!(w.as_str(), "he" | "she" | "he's" | "she's"))
+    {
+        return true;
     }
     if !words
         .get(i)
@@ -105,6 +113,9 @@ mod tests {
         assert!(about_someone_else("The kids keep asking for Taylor Swift."));
         assert!(about_someone_else("My colleague's vegetarian."));
         assert!(about_someone_else("And my son wants his rap playlist on."));
+        assert!(about_someone_else(
+            "She also wants the HUD brightness at 10 during daytime."
+        ));
         assert!(!about_someone_else("My wife and I love Thai food."));
         assert!(!about_someone_else("I love Thai food, my wife does too."));
         assert!(!about_someone_else("My favourite is Thai."));
