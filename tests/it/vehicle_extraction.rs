@@ -47,8 +47,60 @@ fn a_listed_value_the_sentence_does_not_name_asks_no_question() {
     assert_eq!(counters.gated.load(Ordering::Relaxed), 2);
     // One colour named: stored as said, without a question.
     assert_eq!(
-        said(&m, "My nephew loves the ambient light in Blue."),
+        said(&m, "I love the ambient light in Blue."),
         [("light_ambient_color".to_string(), "blue".to_string())]
     );
     assert_eq!(counters.extract_llm.load(Ordering::Relaxed), 0);
+    // Someone else's taste is not the speaker's.
+    assert!(said(&m, "My nephew loves the ambient light in Red.").is_empty());
+}
+
+#[test]
+fn a_setting_made_for_the_occupant_who_asked_is_theirs_not_the_speakers() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    let c = Conversation::from_json(
+        r#"[{"role":"user","speaker":"patricia","text":"I need to study these schematics. The ambient light needs to be white so I can see colors correctly."},
+            {"role":"user","speaker":"gary","text":"No problem, Patricia. I'll set it to white. There you go."}]"#,
+    )
+    .unwrap();
+    let stored: Vec<(String, String, String)> = m
+        .remember(&user("x"), &c)
+        .unwrap()
+        .into_iter()
+        .map(|o| {
+            let key = m.schema().detail(o.preference.detail).key.clone();
+            (
+                o.preference.user.as_str().to_string(),
+                key,
+                o.preference.attribute,
+            )
+        })
+        .collect();
+    assert!(
+        stored.iter().all(|(who, _, _)| who != "gary"),
+        "Gary only carried out Patricia's wish: {stored:?}"
+    );
+    assert!(
+        stored
+            .iter()
+            .any(|(who, key, v)| who == "patricia" && key == "light_ambient_color" && v == "white"),
+        "{stored:?}"
+    );
+}
+
+#[test]
+fn a_flag_is_read_only_where_a_switch_is_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    // Chat with `on` and a negation in it stores no switch.
+    for text in [
+        "I grew up on tortillas and rice, so that's going to be rough.",
+        "Just because it's not wheat or corn doesn't mean it won't matter.",
+    ] {
+        assert!(
+            said(&m, text).iter().all(|(k, _)| !k.ends_with("_enabled")),
+            "{text}"
+        );
+    }
 }
