@@ -100,6 +100,12 @@ fn read(path: &Path) -> Result<String, EvalError> {
 pub fn parse_line(line: &str) -> Option<Line> {
     let rest = line.strip_prefix('[')?;
     let (stamp, rest) = rest.split_once("] ")?;
+    // A stamp written twice ("[2025-04-12 14:05] [2025-04-12 14:05] Kathleen Ramirez: ...",
+    // file 18) is one stamp: the name follows the last.
+    let rest = match rest.strip_prefix(&format!("[{stamp}] ")) {
+        Some(r) => r,
+        None => rest,
+    };
     let (name, text) = rest.split_once(": ")?;
     let (date, clock) = stamp.split_once(' ')?;
     let time = crate::rfc3339::parse(&format!("{date}T{clock}:00Z")).ok()?;
@@ -263,6 +269,12 @@ mod tests {
         assert_eq!(
             (l.name.as_str(), l.hour.as_str()),
             ("Gary Allen", "2025-03-10 08")
+        );
+        let l = parse_line("[2025-04-12 14:05] [2025-04-12 14:05] Kathleen Ramirez: I meant 64.")
+            .unwrap();
+        assert_eq!(
+            (l.name.as_str(), l.text.as_str()),
+            ("Kathleen Ramirez", "I meant 64.")
         );
         let c =
             parse_call(r#"carcontrol_seat_set_headrest_height(seat="driver", value=44)"#).unwrap();
