@@ -46,12 +46,17 @@ const OTHERS: &[&str] = &[
     "passenger",
     "passengers",
 ];
+/// Verbs by which "he" or "she" has a taste of their own.
+const TASTE_VERBS: &[&str] = &[
+    "wants", "likes", "loves", "prefers", "needs", "hates", "dislikes", "enjoys", "adores",
+    "can't", "doesn't", "does", "finds", "keeps",
+];
 /// What opens a noun phrase naming one of [`OTHERS`].
 const DETERMINERS: &[&str] = &["my", "our", "the", "his", "her", "their"];
 
 /// Whether the sentence's subject is someone other than the speaker: it opens (after "and",
-/// "but", "so", "well", "oh") with "he" or "she", or with one of [`OTHERS`] behind a
-/// determiner, or with their
+/// "but", "so", "well", "oh") with "he" or "she" and a verb of taste, or with one of
+/// [`OTHERS`] behind a determiner, or with their
 /// possessive ("My wife loves Thai food", "The kids keep asking for Taylor Swift", "My
 /// colleague's vegetarian") and the speaker is not part of it ("My wife and I love Thai food"
 /// is the speaker's too).
@@ -72,12 +77,19 @@ pub fn about_someone_else(sentence: &str) -> bool {
     {
         i += 1;
     }
-    // "She also wants the HUD at 10", "He's vegetarian".
+    // "She also wants the HUD at 10", "He likes it warm"; not "She's my favourite artist",
+    // where "she" is what the speaker likes.
     if words
         .get(i)
-        .is_some_and(|w| matches!(w.as_str(), "he" | "she" | "he's" | "she's"))
+        .is_some_and(|w| matches!(w.as_str(), "he" | "she"))
     {
-        return true;
+        let verb = words[i + 1..].iter().find(|w| {
+            !matches!(
+                w.as_str(),
+                "also" | "always" | "usually" | "really" | "just"
+            )
+        });
+        return verb.is_some_and(|v| TASTE_VERBS.contains(&v.as_str()));
     }
     if !words
         .get(i)
