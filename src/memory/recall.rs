@@ -154,6 +154,7 @@ impl Memory {
             );
         }
         let by = super::step::step(text);
+        let stems = super::values::stems(text);
         // "Back to my usual": the newest value said with a habit, when a momentary one came
         // after it (`memory::usual`).
         let history = if super::usual::asks_usual(text) && !out.is_empty() {
@@ -191,10 +192,7 @@ impl Memory {
                         &[text.to_string()],
                     );
                     // Every word of the value said ("heading back" does not name heading_up).
-                    let whole = |v: &str| {
-                        let said = super::values::stems(text);
-                        super::values::stems(v).iter().all(|w| said.contains(w))
-                    };
+                    let whole = |v: &str| super::values::stems(v).iter().all(|w| stems.contains(w));
                     if let [v] = said.as_slice() {
                         if whole(v)
                             && !super::values::turns_down(text, v)

@@ -80,7 +80,7 @@ impl Memory {
                 .any(|v| v.eq_ignore_ascii_case(&e.attribute)),
             ValueKind::Choice | ValueKind::Text => {
                 let value = values::turned_down(&e.attribute).unwrap_or(&e.attribute);
-                says_words(&turn.text, value)
+                values::says_words(&turn.text, value)
             }
         }
     }
@@ -220,33 +220,5 @@ impl Memory {
             preference: step.written,
             previous: step.before,
         }))
-    }
-}
-
-/// Whether `text` holds `value`'s words in a row, case folded ("white" in "needs to be White.",
-/// not in "whiteboard").
-fn says_words(text: &str, value: &str) -> bool {
-    let split = |t: &str| -> Vec<String> {
-        t.to_lowercase()
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(str::to_string)
-            .collect()
-    };
-    let (text, value) = (split(text), split(value));
-    !value.is_empty() && text.windows(value.len()).any(|w| w == value.as_slice())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::says_words;
-
-    #[test]
-    fn words_are_matched_whole_and_in_a_row() {
-        assert!(says_words("The ambient light needs to be White.", "white"));
-        assert!(says_words("Put on BBC Radio 2 please", "bbc radio 2"));
-        assert!(!says_words("Grab the whiteboard.", "white"));
-        assert!(!says_words("Radio 2 and BBC news", "bbc radio 2"));
-        assert!(!says_words("anything", ""));
     }
 }

@@ -3,7 +3,7 @@
 //! offers for such a detail (the LLM chooses among them and `none`); nothing outside them can be
 //! stored.
 
-use crate::memory::values::{turns_down, SCOPE};
+use crate::memory::values::{singular, turns_down, SCOPE};
 use crate::schema::{Detail, ValueKind, FLAG_OFF, FLAG_ON};
 
 /// Words that name the top or the bottom of a range ("max it out", "the lowest setting").
@@ -61,14 +61,6 @@ fn device_words(detail: &Detail) -> Vec<String> {
         .filter(|w| !STATE_WORDS.contains(&w.as_str()))
         .map(|w| singular(&w))
         .collect()
-}
-
-/// A word without its plural `s` ("lights" -> "light", not "glass" -> "glas").
-fn singular(w: &str) -> String {
-    match w.strip_suffix('s') {
-        Some(stem) if stem.len() >= 3 && !stem.ends_with('s') => stem.to_string(),
-        _ => w.to_string(),
-    }
 }
 
 /// Words that refuse a device named at most [`SCOPE`] words after them ("I don't want the

@@ -4,6 +4,7 @@
 //! 75"); a request for the usual setting asks for the habit, not the moment. The newest value
 //! still supersedes for every other request.
 
+use crate::memory::values::says_words;
 use crate::pref::HistoryEntry;
 use crate::schema::DetailId;
 
@@ -27,21 +28,9 @@ const HABIT: &[&str] = &[
     "favourite",
 ];
 
-fn words(text: &str) -> Vec<String> {
-    text.to_lowercase()
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_string)
-        .collect()
-}
-
+/// Whether the text says one of the phrases, whole words in a row, case folded.
 fn says(text: &str, phrases: &[&str]) -> bool {
-    let w = words(text);
-    phrases.iter().any(|p| {
-        let p: Vec<&str> = p.split(' ').collect();
-        w.windows(p.len())
-            .any(|x| x.iter().zip(&p).all(|(a, b)| a == b))
-    })
+    phrases.iter().any(|p| says_words(text, p))
 }
 
 /// Whether a request asks for the person's usual setting ("back to my normal ventilation

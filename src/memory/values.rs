@@ -328,7 +328,15 @@ pub fn digits(text: &str) -> String {
     out.join(" ")
 }
 
-/// Lower-case word stems (a trailing plural `s` dropped) of a text, for matching values./// Lower-case word stems (a trailing plural `s` dropped) of a text, for matching values.
+/// A word without its plural `s` ("lights" -> "light", not "glass" -> "glas").
+pub fn singular(w: &str) -> String {
+    match w.strip_suffix('s') {
+        Some(stem) if stem.len() >= 3 && !stem.ends_with('s') => stem.to_string(),
+        _ => w.to_string(),
+    }
+}
+
+/// Lower-case word stems (a trailing plural `s` dropped) of a text, for matching values.
 pub fn stems(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
@@ -340,6 +348,20 @@ pub fn stems(text: &str) -> Vec<String> {
             }
         })
         .collect()
+}
+
+/// Whether `text` holds `value`'s words in a row, case folded ("white" in "needs to be White.",
+/// not in "whiteboard").
+pub fn says_words(text: &str, value: &str) -> bool {
+    let split = |t: &str| -> Vec<String> {
+        t.to_lowercase()
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let (text, value) = (split(text), split(value));
+    !value.is_empty() && text.windows(value.len()).any(|w| w == value.as_slice())
 }
 
 /// The category's known values that the user's own words name: those sharing the largest
@@ -415,6 +437,15 @@ pub fn negation_of(a: &str, b: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn words_are_matched_whole_and_in_a_row() {
+        assert!(says_words("The ambient light needs to be White.", "white"));
+        assert!(says_words("Put on BBC Radio 2 please", "bbc radio 2"));
+        assert!(!says_words("Grab the whiteboard.", "white"));
+        assert!(!says_words("Radio 2 and BBC news", "bbc radio 2"));
+        assert!(!says_words("anything", ""));
+    }
 
     #[test]
     fn negation_cues_are_whole_words_or_a_contraction() {

@@ -1,6 +1,7 @@
 //! Settings said by their names (`extraction.names_first`): a sentence that names a setting
 //! plainly puts it first among its close categories.
 
+use crate::memory::values::singular;
 use crate::schema::Schema;
 
 /// The words of a category or sentence for [`spoken_names`]: lower case, letters and digits,
@@ -9,10 +10,7 @@ fn name_words(text: &str) -> Vec<String> {
     text.to_lowercase()
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
-        .map(|w| match w.strip_suffix('s') {
-            Some(stem) if stem.len() >= 3 && !stem.ends_with('s') => stem.to_string(),
-            _ => w.to_string(),
-        })
+        .map(singular)
         .collect()
 }
 
