@@ -277,8 +277,11 @@ impl Models {
         // is not asked (the 270M model often answers `none` to a bare small number). The same
         // holds for a vehicle setting's enum (a choice detail with a vehicle call), or its free
         // text with example values (a colour), whose one value the sentence names and does not
-        // turn down (a negation elsewhere, "switch to outside", is no refusal of it); CarMem's
-        // choice details (no call) still ask. And a shrug at a category
+        // turn down (a negation elsewhere, "switch to outside", is no refusal of it). Any other
+        // category with known values skips the model only when the sentence says every word of
+        // one ("make sure it's an entertainment podcast" is Entertainment; the 270M model scored
+        // `none` above it): half the words ("the radio" of "RhythmRise Radio") still ask, and the
+        // model's `none` keeps the catalogue neighbour out. And a shrug at a category
         // with one does-not-matter value has that value (the 270M model scores `none` above
         // "Indifferent to Covered Parking" for "I'm indifferent to covered parking").
         if let [only] = offered {
@@ -288,17 +291,14 @@ impl Models {
             let named: Vec<String> = match d.kind {
                 _ if !shrugged.is_empty() => shrugged.iter().map(|v| v.to_string()).collect(),
                 ValueKind::Integer | ValueKind::Flag => typed::named(d, evidence),
-                ValueKind::Choice | ValueKind::Text
-                    if d.call.is_some() && !d.attributes.is_empty() =>
-                {
-                    let named: Vec<String> = values::named_values(
-                        &self.schema,
-                        only.detail,
-                        std::slice::from_ref(evidence),
-                    )
-                    .iter()
-                    .map(|v| v.to_string())
-                    .collect();
+                ValueKind::Choice | ValueKind::Text if !d.attributes.is_empty() => {
+                    let one = std::slice::from_ref(evidence);
+                    let named = if d.call.is_some() {
+                        values::named_values(&self.schema, only.detail, one)
+                    } else {
+                        values::wholly_named(&self.schema, only.detail, one)
+                    };
+                    let named: Vec<String> = named.iter().map(|v| v.to_string()).collect();
                     // Not one the sentence turns down ("not the green"): the model weighs that.
                     if named.iter().any(|v| values::turns_down(evidence, v)) {
                         Vec::new()

@@ -372,6 +372,31 @@ pub fn named_values<'a>(
     detail: DetailId,
     sentences: &[String],
 ) -> Vec<&'a str> {
+    named_with_share(schema, detail, sentences).0
+}
+
+/// The named values ([`named_values`]) when the user's words hold every word of them ("an
+/// entertainment podcast" names Entertainment in full; "the radio" names half of "RhythmRise
+/// Radio", and "covered parking" half of "Indifferent to Covered Parking").
+pub fn wholly_named<'a>(
+    schema: &'a Schema,
+    detail: DetailId,
+    sentences: &[String],
+) -> Vec<&'a str> {
+    let (named, share) = named_with_share(schema, detail, sentences);
+    if share >= 1.0 - 1e-6 {
+        named
+    } else {
+        Vec::new()
+    }
+}
+
+/// The named values and the share of their words the user said.
+fn named_with_share<'a>(
+    schema: &'a Schema,
+    detail: DetailId,
+    sentences: &[String],
+) -> (Vec<&'a str>, f32) {
     let mut said: std::collections::HashSet<String> =
         sentences.iter().flat_map(|s| stems(&digits(s))).collect();
     // A comparative names its adjective's value ("cooler tones" names Cool, "the cheapest"
@@ -407,7 +432,7 @@ pub fn named_values<'a>(
         }
         out.push(a.as_str());
     }
-    out
+    (out, best.0)
 }
 
 /// How a value the user turns down is written: `not <value>` ("Avoid health podcasts from now

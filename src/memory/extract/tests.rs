@@ -91,6 +91,36 @@ fn values_the_user_names_are_found() {
 }
 
 #[test]
+fn a_value_named_in_full_is_told_from_one_named_by_half_its_words() {
+    let s = Schema::embedded();
+    let d = |k: &str| s.detail_by_key(k).unwrap();
+    let say = |t: &str| vec![t.to_string()];
+    let podcast = say("Make sure it's an entertainment podcast, that's all I ever listen to.");
+    assert_eq!(
+        values::wholly_named(&s, d("favorite_podcast_genres"), &podcast),
+        vec!["Entertainment"]
+    );
+    // "radio" is half of "RhythmRise Radio": named, but not in full.
+    let radio = say("Put KEXP on, it's the only radio station I listen to.");
+    assert_eq!(
+        named_values(&s, d("preferred_radio_station"), &radio),
+        vec!["RhythmRise Radio"]
+    );
+    assert!(values::wholly_named(&s, d("preferred_radio_station"), &radio).is_empty());
+    let covered = say("I always want covered parking, it keeps the car clean.");
+    assert!(values::wholly_named(&s, d("preference_for_covered_parking"), &covered).is_empty());
+    // A comparative names its adjective in full ("the cheapest" is Cheap).
+    assert_eq!(
+        values::wholly_named(
+            &s,
+            d("desired_price_range"),
+            &say("Find the cheapest place.")
+        ),
+        vec!["cheap"]
+    );
+}
+
+#[test]
 fn a_named_value_can_be_turned_down_only_when_the_sentence_negates() {
     let s = Schema::embedded();
     let say = |t: &str| vec![t.to_string()];
