@@ -106,6 +106,7 @@ impl Models {
         // a detail whose value must be named to be stored, and whose value the evidence does
         // not name, has nothing to store: no question is asked.
         let offered = self.follow_corrections(offered, &sentences, &scores, &passes);
+        let offered = self.evidence_that_names(offered, &sentences, &scores, &passes);
         let offered: Vec<Candidate> = offered
             .into_iter()
             .filter(|c| !self.nothing_named(c, &sentences))
@@ -210,6 +211,43 @@ impl Models {
         let mut scores = extract::sentence_scores(&self.schema, &protos, &vecs, exclude);
         self.settle_rows(&mut scores, &passes, &sentences);
         Ok((sentences, (gate, passes, scores)))
+    }
+
+    /// Moves an offer of a category with known values, whose evidence names none of them in
+    /// full, to the last other passing sentence that is most about the same category and does
+    /// name one in full ("start a podcast for me" ... "make sure it's an entertainment podcast,
+    /// that's all I ever listen to": the second matched the category a little less, and only it
+    /// says the value). A sentence that already gives another offer keeps it.
+    fn evidence_that_names(
+        &self,
+        mut offered: Vec<Candidate>,
+        sentences: &[String],
+        scores: &[Vec<f32>],
+        passes: &[bool],
+    ) -> Vec<Candidate> {
+        let schema = &self.schema;
+        let whole = |c: &Candidate, i: usize| {
+            !values::wholly_named(schema, c.detail, std::slice::from_ref(&sentences[i])).is_empty()
+        };
+        let taken: Vec<usize> = offered.iter().map(|c| c.sentence).collect();
+        for c in offered.iter_mut() {
+            let d = schema.detail(c.detail);
+            if d.attributes.is_empty() || self.must_name(c.detail) || whole(c, c.sentence) {
+                continue;
+            }
+            let better = (0..sentences.len()).rev().find(|&i| {
+                passes.get(i).copied().unwrap_or(false)
+                    && !taken.contains(&i)
+                    && extract::best_category(&scores[i])
+                        .is_some_and(|(k, _)| schema.details()[k].id == c.detail)
+                    && whole(c, i)
+            });
+            if let Some(i) = better {
+                c.score = scores[i][c.detail.index()];
+                c.sentence = i;
+            }
+        }
+        offered
     }
 
     /// Moves each typed offer to the speaker's last correction of it in the conversation

@@ -385,18 +385,26 @@ pub fn wholly_named<'a>(
 ) -> Vec<&'a str> {
     let (named, share) = named_with_share(schema, detail, sentences);
     if share >= 1.0 - 1e-6 {
-        named
-    } else {
-        Vec::new()
+        return named;
     }
+    // A catalogue's note in brackets ("Melody Raven (Pop)") is not what a user says: a value
+    // whose name before it, of two words or more, is said in full is named in full.
+    let said = said_stems(schema, detail, sentences);
+    named
+        .into_iter()
+        .filter(|v| {
+            let name = stems(v.split('(').next().unwrap_or(v));
+            name.len() >= 2 && name.iter().all(|w| said.contains(w))
+        })
+        .collect()
 }
 
-/// The named values and the share of their words the user said.
-fn named_with_share<'a>(
-    schema: &'a Schema,
+/// The word stems of the user's sentences that can name a value of `detail`.
+fn said_stems(
+    schema: &Schema,
     detail: DetailId,
     sentences: &[String],
-) -> (Vec<&'a str>, f32) {
+) -> std::collections::HashSet<String> {
     let mut said: std::collections::HashSet<String> =
         sentences.iter().flat_map(|s| stems(&digits(s))).collect();
     // A comparative names its adjective's value ("cooler tones" names Cool, "the cheapest"
@@ -412,6 +420,16 @@ fn named_with_share<'a>(
             .collect();
         said.extend(bases);
     }
+    said
+}
+
+/// The named values and the share of their words the user said.
+fn named_with_share<'a>(
+    schema: &'a Schema,
+    detail: DetailId,
+    sentences: &[String],
+) -> (Vec<&'a str>, f32) {
+    let said = said_stems(schema, detail, sentences);
     // Highest share first, then most words said: "switched it to feet and window" names
     // `feet_window` (both words), not `feet` or `window` alone.
     let mut best = (0.5f32, 0usize);

@@ -109,6 +109,12 @@ fn a_value_named_in_full_is_told_from_one_named_by_half_its_words() {
     assert!(values::wholly_named(&s, d("preferred_radio_station"), &radio).is_empty());
     let covered = say("I always want covered parking, it keeps the car clean.");
     assert!(values::wholly_named(&s, d("preference_for_covered_parking"), &covered).is_empty());
+    // A note in brackets is the catalogue's, not the user's.
+    let raven = say("Can you stream some Melody Raven instead?");
+    assert_eq!(
+        values::wholly_named(&s, d("favorite_artists_bands"), &raven),
+        vec!["Melody Raven (Pop)"]
+    );
     // A comparative names its adjective in full ("the cheapest" is Cheap).
     assert_eq!(
         values::wholly_named(
