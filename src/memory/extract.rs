@@ -16,11 +16,13 @@ use super::offer::OfferModel;
 use super::values::{self, named_values, NOT};
 use crate::schema::{DetailId, DetailSet, Schema, ValueKind};
 
+mod mood;
 mod names;
 mod prompt;
 mod spans;
 mod subject;
 
+pub use mood::supposes;
 pub use names::{names_first, spoken_names};
 pub use prompt::{prompt, prompt_prefix};
 use spans::referents;

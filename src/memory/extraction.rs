@@ -140,11 +140,15 @@ impl Models {
     }
 
     /// Which sentences pass the gate: those it scores above its threshold whose subject is the
-    /// speaker ("My wife loves Thai food" is about someone else: [`extract::about_someone_else`]).
+    /// speaker ("My wife loves Thai food" is about someone else: [`extract::about_someone_else`])
+    /// and that do not ask about a supposed situation ("What if I put premium in?":
+    /// [`extract::supposes`]).
     fn passing(&self, gate: &[f32], sentences: &[String]) -> Vec<bool> {
         gate.iter()
             .zip(sentences)
-            .map(|(&p, s)| self.gate.passes(p) && !extract::about_someone_else(s))
+            .map(|(&p, s)| {
+                self.gate.passes(p) && !extract::about_someone_else(s) && !extract::supposes(s)
+            })
             .collect()
     }
 
