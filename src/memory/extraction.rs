@@ -443,7 +443,8 @@ impl Models {
 
     /// What a passing sentence says plainly reorders its categories: with
     /// `extraction.names_first`, the settings it names come first ([`extract::names_first`]);
-    /// then those whose value it names ([`Models::prefer_named`]).
+    /// then those whose value it names ([`Models::prefer_named`]); then a category of names
+    /// before a closed list beside it, when it names a thing ([`extract::names_before_lists`]).
     fn settle_rows(&self, scores: &mut [Vec<f32>], passes: &[bool], sentences: &[String]) {
         if self.cfg.extraction.names_first {
             for (i, row) in scores.iter_mut().enumerate() {
@@ -458,6 +459,17 @@ impl Models {
             }
         }
         self.prefer_named(scores, passes, sentences);
+        for (i, row) in scores.iter_mut().enumerate() {
+            if passes.get(i).copied().unwrap_or(false) {
+                extract::names_before_lists(
+                    &self.schema,
+                    row,
+                    sentences,
+                    i,
+                    self.cfg.extraction.margin,
+                );
+            }
+        }
     }
 
     /// Among a passing sentence's closest categories, those whose value it names come before

@@ -1,8 +1,9 @@
 //! Settings said by their names (`extraction.names_first`): a sentence that names a setting
-//! plainly puts it first among its close categories.
+//! plainly puts it first among its close categories; and a sentence that names a thing puts a
+//! category of names before a closed list that does not hold it ([`names_before_lists`]).
 
-use crate::memory::values::singular;
-use crate::schema::Schema;
+use crate::memory::values::{self, singular};
+use crate::schema::{Schema, ValueKind};
 
 /// The words of a category or sentence for [`spoken_names`]: lower case, letters and digits,
 /// a plural `s` dropped.
@@ -81,5 +82,53 @@ pub fn names_first(schema: &Schema, row: &mut [f32], sentence: &str, margin: f32
         if row[i].is_finite() && row[i] >= top - margin {
             row[i] = top + 0.01 * (1.0 + row[i]);
         }
+    }
+}
+
+/// When a sentence names a thing (a proper name of its own, or of the sentence it points back
+/// to: "Then take me to Lidl. I do all my grocery shopping there anyway."), a category whose
+/// values are names wins over a closed list beside it that holds none of what was said: if the
+/// row's best is a `choice` detail none of whose values the sentence names, the best free-text
+/// detail of the same subcategory within `margin` of it trades places with it (Preferred
+/// Supermarket Chains over Local Markets or Supermarket; Favorite Podcast Shows over Favorite
+/// Podcast Genres for "Put on Radiolab"). A closed list that the sentence does name a value of
+/// keeps its place ("SuperSave Supermarket, always" names Supermarket).
+pub fn names_before_lists(
+    schema: &Schema,
+    row: &mut [f32],
+    sentences: &[String],
+    at: usize,
+    margin: f32,
+) {
+    let Some(sentence) = sentences.get(at) else {
+        return;
+    };
+    let named_thing = !super::proper_names(sentence).is_empty()
+        || super::referents(sentences, at)
+            .iter()
+            .any(|s| !super::proper_names(s).is_empty());
+    let Some((best, top)) = super::best_category(row) else {
+        return;
+    };
+    let details = schema.details();
+    let b = &details[best];
+    if !named_thing
+        || b.kind != ValueKind::Choice
+        || b.call.is_some()
+        || !values::named_values(schema, b.id, std::slice::from_ref(sentence)).is_empty()
+    {
+        return;
+    }
+    let sibling = (0..row.len())
+        .filter(|&k| {
+            details[k].sub == b.sub
+                && details[k].kind == ValueKind::Text
+                && details[k].call.is_none()
+                && row[k].is_finite()
+                && row[k] >= top - margin
+        })
+        .max_by(|&x, &y| row[x].total_cmp(&row[y]));
+    if let Some(k) = sibling {
+        row.swap(best, k);
     }
 }

@@ -505,3 +505,39 @@ fn a_setting_said_by_its_name_comes_first() {
     names_first(&s, &mut row, "Seat leg support at seventy-five.", 0.1);
     assert_eq!(row[leg], 0.2);
 }
+
+#[test]
+fn a_named_thing_puts_a_category_of_names_before_a_closed_list() {
+    let s = Schema::embedded();
+    let idx = |k: &str| s.detail_by_key(k).unwrap().index();
+    let (list, names) = (
+        idx("preference_for_local_markets_farms_or_supermarket"),
+        idx("preferred_supermarket_chains"),
+    );
+    let row = |a: f32, b: f32| {
+        let mut r = vec![0.1; s.details().len()];
+        r[list] = a;
+        r[names] = b;
+        r
+    };
+    let said = |t: &[&str]| t.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    // The sentence points back at a name: the chains come first.
+    let aldi = said(&["Drop me at Aldi.", "I get all my groceries there."]);
+    let mut r = row(0.55, 0.53);
+    names_before_lists(&s, &mut r, &aldi, 1, 0.1);
+    assert_eq!(best_category(&r).unwrap().0, names);
+    // No name anywhere: the embedder's order stands.
+    let plain = said(&["I get all my groceries at the market."]);
+    let mut r = row(0.55, 0.53);
+    names_before_lists(&s, &mut r, &plain, 0, 0.1);
+    assert_eq!(best_category(&r).unwrap().0, list);
+    // A value of the list said: the list keeps its place.
+    let named = said(&["SuperSave Supermarket, always."]);
+    let mut r = row(0.55, 0.53);
+    names_before_lists(&s, &mut r, &named, 0, 0.1);
+    assert_eq!(best_category(&r).unwrap().0, list);
+    // Too far below the list: the embedder's order stands.
+    let mut r = row(0.55, 0.40);
+    names_before_lists(&s, &mut r, &aldi, 1, 0.1);
+    assert_eq!(best_category(&r).unwrap().0, list);
+}
