@@ -478,7 +478,8 @@ impl Models {
     /// and is a seat position; the categories that cannot hold what it says are dropped from
     /// its row. A sentence that names no such value keeps its row (it may name the setting
     /// that a later sentence gives a value, [`Models::follow_corrections`]). A question offers
-    /// none of the categories whose value must be named: it asks, it does not state.
+    /// none of the categories whose value must be named, nor any vehicle setting: it asks, it
+    /// does not state.
     fn prefer_named(&self, scores: &mut [Vec<f32>], passes: &[bool], sentences: &[String]) {
         const CLOSEST: usize = 5;
         for (i, row) in scores.iter_mut().enumerate() {
@@ -495,10 +496,11 @@ impl Models {
                 .zip(&must)
                 .map(|(&d, &m)| m && self.names(d, &sentences[i]))
                 .collect();
-            // A question asks; it states no setting's value ("Is 84 the optimal setting?").
+            // A question asks; it states no setting's value ("Is 84 the optimal setting?"),
+            // nor a vehicle setting's free text ("Who's visiting?" is no destination).
             if sentences[i].trim_end().ends_with('?') {
                 for (&k, &m) in top.iter().zip(&must) {
-                    if m {
+                    if m || self.schema.details()[k].call.is_some() {
                         row[k] = f32::NEG_INFINITY;
                     }
                 }

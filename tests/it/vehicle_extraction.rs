@@ -104,3 +104,33 @@ fn a_flag_is_read_only_where_a_switch_is_said() {
         );
     }
 }
+
+#[test]
+fn a_question_states_no_vehicle_setting() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    let counters = m.models().counters();
+    // Household chat: each passes the vehicle gate, and before, each stored its words as a
+    // navigation destination ("supposed", "visiting", "airport", "presentation").
+    let questions = [
+        "Where were you supposed to go?",
+        "Who's visiting?",
+        "When do you want to meet at the airport?",
+        "How do you prepare for a presentation at such a large forum?",
+    ];
+    for text in questions {
+        assert!(said(&m, text).is_empty(), "{text}");
+    }
+    assert_eq!(
+        counters.gated.load(Ordering::Relaxed),
+        questions.len() as u64
+    );
+    // Said, not asked: stored.
+    assert_eq!(
+        said(&m, "Navigate to the airport for my conference trip.")
+            .iter()
+            .map(|(k, _)| k.as_str())
+            .collect::<Vec<_>>(),
+        ["navigation_destination"]
+    );
+}
