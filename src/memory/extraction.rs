@@ -48,6 +48,10 @@ pub struct SentenceView {
 /// Most answers kept in [`Models`]' answer cache.
 const ANSWER_CACHE: usize = 256;
 
+/// Per user sentence of a conversation: the gate's probability, whether it passes, and its
+/// similarity to every detail category ([`Models::offer_inputs`]).
+pub type OfferInputs = (Vec<f32>, Vec<bool>, Vec<Vec<f32>>);
+
 impl Models {
     /// Extracts preferences from a conversation within the allowed categories. Stores nothing.
     pub fn extract(
@@ -193,10 +197,7 @@ impl Models {
     /// What the offer decision reads for each user sentence of a conversation: the gate's
     /// probability, whether it passes, and its similarity to every detail category (the
     /// evaluation fits the offer model on these, so it reads what the runtime reads).
-    pub fn offer_inputs(
-        &self,
-        conversation: &Conversation,
-    ) -> Result<(Vec<f32>, Vec<bool>, Vec<Vec<f32>>), MemoryError> {
+    pub fn offer_inputs(&self, conversation: &Conversation) -> Result<OfferInputs, MemoryError> {
         Ok(self.read_sentences(conversation, None)?.1)
     }
 
@@ -206,7 +207,7 @@ impl Models {
         &self,
         conversation: &Conversation,
         exclude: Option<&str>,
-    ) -> Result<(Vec<String>, (Vec<f32>, Vec<bool>, Vec<Vec<f32>>)), MemoryError> {
+    ) -> Result<(Vec<String>, OfferInputs), MemoryError> {
         let sentences = conversation.user_sentences();
         let protos = self.prototypes()?;
         let vecs = self.embed_sentences(&sentences)?;
