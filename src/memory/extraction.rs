@@ -351,6 +351,22 @@ impl Models {
                 }
                 _ => Vec::new(),
             };
+            // A category whose one stance is its only value besides "does not matter" (covered
+            // parking: Yes): a sentence the gate and the offer decision found stating a
+            // preference in it, that names nothing, neither shrugs nor negates, takes that
+            // stance ("Find me a covered parking spot, I prefer to keep the car out of the
+            // sun"; the 270M model answered `none`).
+            let named = match values::only_stance(&self.schema, only.detail) {
+                Some(v)
+                    if named.is_empty()
+                        && d.kind == ValueKind::Choice
+                        && d.call.is_none()
+                        && !values::negates(evidence) =>
+                {
+                    vec![v.to_string()]
+                }
+                _ => named,
+            };
             if let [v] = named.as_slice() {
                 Counters::add(&self.counters.groups_without_llm, 1);
                 return Ok((format!(" {v}\n"), vec![1.0], 0));

@@ -249,6 +249,23 @@ pub fn indifferent_values(schema: &Schema, detail: DetailId) -> Vec<&str> {
         .collect()
 }
 
+/// The one value of a category that takes a stance, when all its others say the thing does not
+/// matter ([`indifferent_values`]): "Yes" for *Preference for Covered Parking* (beside
+/// "Indifferent to Covered Parking"); `None` when it has several or none.
+pub fn only_stance(schema: &Schema, detail: DetailId) -> Option<&str> {
+    let indifferent = indifferent_values(schema, detail);
+    let mut stances = schema
+        .detail(detail)
+        .attributes
+        .iter()
+        .map(String::as_str)
+        .filter(|a| !indifferent.contains(a));
+    match (stances.next(), stances.next()) {
+        (Some(one), None) => Some(one),
+        _ => None,
+    }
+}
+
 /// Number words below twenty, by value.
 pub(crate) const UNITS: &[&str] = &[
     "zero",

@@ -541,3 +541,19 @@ fn a_named_thing_puts_a_category_of_names_before_a_closed_list() {
     names_before_lists(&s, &mut r, &aldi, 1, 0.1);
     assert_eq!(best_category(&r).unwrap().0, list);
 }
+
+#[test]
+fn a_category_with_one_stance_besides_indifference_has_that_stance() {
+    let s = Schema::embedded();
+    let d = |k: &str| s.detail_by_key(k).unwrap();
+    assert_eq!(
+        values::only_stance(&s, d("preference_for_covered_parking")),
+        Some("Yes")
+    );
+    assert_eq!(
+        values::only_stance(&s, d("need_for_handicapped_accessible_parking")),
+        Some("Yes")
+    );
+    assert_eq!(values::only_stance(&s, d("fan_speed_preferences")), None);
+    assert_eq!(values::only_stance(&s, d("favorite_genres")), None);
+}
