@@ -485,6 +485,12 @@ impl Models {
                     i,
                     self.cfg.extraction.margin,
                 );
+                extract::said_value_first(
+                    &self.schema,
+                    row,
+                    &sentences[i],
+                    self.cfg.extraction.margin,
+                );
             }
         }
     }

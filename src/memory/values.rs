@@ -400,6 +400,9 @@ pub fn wholly_named<'a>(
     detail: DetailId,
     sentences: &[String],
 ) -> Vec<&'a str> {
+    // "Yes, add it" answers the assistant; it names no value "Yes".
+    let sentences: Vec<String> = sentences.iter().map(|s| unanswered(s)).collect();
+    let sentences = sentences.as_slice();
     let (named, share) = named_with_share(schema, detail, sentences);
     if share >= 1.0 - 1e-6 {
         return named;
@@ -414,6 +417,24 @@ pub fn wholly_named<'a>(
             name.len() >= 2 && name.iter().all(|w| said.contains(w))
         })
         .collect()
+}
+
+/// A sentence without the answer word it opens with ("Yes, add it" → "add it"; "No, the
+/// other one" → "the other one").
+fn unanswered(sentence: &str) -> String {
+    let t = sentence.trim_start();
+    let end = t.find(|c: char| !c.is_alphabetic()).unwrap_or(t.len());
+    let first = t[..end].to_lowercase();
+    if matches!(
+        first.as_str(),
+        "yes" | "yeah" | "yep" | "no" | "nope" | "nah"
+    ) {
+        t[end..]
+            .trim_start_matches(|c: char| !c.is_alphanumeric())
+            .to_string()
+    } else {
+        sentence.to_string()
+    }
 }
 
 /// The word stems of the user's sentences that can name a value of `detail`.

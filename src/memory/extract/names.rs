@@ -132,3 +132,33 @@ pub fn names_before_lists(
         row.swap(best, k);
     }
 }
+
+/// When a sentence's best category names none of its known values in full and a category of
+/// the same subcategory within `margin` of it has one said in full, that one trades places with
+/// it: "HPC every time on long trips" is the charging type (HPC), not the charging network,
+/// which it names nothing of. Vehicle settings have their own rule (`Models::prefer_named`).
+pub fn said_value_first(schema: &Schema, row: &mut [f32], sentence: &str, margin: f32) {
+    let Some((best, top)) = super::best_category(row) else {
+        return;
+    };
+    let details = schema.details();
+    let b = &details[best];
+    let one = [sentence.to_string()];
+    let says = |k: usize| !values::wholly_named(schema, details[k].id, &one).is_empty();
+    if b.call.is_some() || says(best) {
+        return;
+    }
+    let sibling = (0..row.len())
+        .filter(|&k| {
+            k != best
+                && details[k].sub == b.sub
+                && details[k].call.is_none()
+                && row[k].is_finite()
+                && row[k] >= top - margin
+                && says(k)
+        })
+        .max_by(|&x, &y| row[x].total_cmp(&row[y]));
+    if let Some(k) = sibling {
+        row.swap(best, k);
+    }
+}

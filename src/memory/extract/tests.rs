@@ -109,6 +109,21 @@ fn a_value_named_in_full_is_told_from_one_named_by_half_its_words() {
     assert!(values::wholly_named(&s, d("preferred_radio_station"), &radio).is_empty());
     let covered = say("I always want covered parking, it keeps the car clean.");
     assert!(values::wholly_named(&s, d("preference_for_covered_parking"), &covered).is_empty());
+    // An answer to the assistant names no "Yes".
+    assert!(values::wholly_named(
+        &s,
+        d("preference_for_covered_parking"),
+        &say("Yes, add it.")
+    )
+    .is_empty());
+    assert_eq!(
+        values::wholly_named(
+            &s,
+            d("preference_for_covered_parking"),
+            &say("Covered? Yes.")
+        ),
+        vec!["Yes"]
+    );
     // A note in brackets is the catalogue's, not the user's.
     let raven = say("Can you stream some Melody Raven instead?");
     assert_eq!(
@@ -556,4 +571,37 @@ fn a_category_with_one_stance_besides_indifference_has_that_stance() {
     );
     assert_eq!(values::only_stance(&s, d("fan_speed_preferences")), None);
     assert_eq!(values::only_stance(&s, d("favorite_genres")), None);
+}
+
+#[test]
+fn a_value_said_in_full_picks_its_category_among_close_siblings() {
+    let s = Schema::embedded();
+    let idx = |k: &str| s.detail_by_key(k).unwrap().index();
+    let swap = |best: &str, sibling: &str, gap: f32, sentence: &str| {
+        let mut r = vec![0.1; s.details().len()];
+        r[idx(best)] = 0.6;
+        r[idx(sibling)] = 0.6 - gap;
+        said_value_first(&s, &mut r, sentence, 0.1);
+        best_category(&r).unwrap().0 == idx(sibling)
+    };
+    let (network, kind) = (
+        "preferred_charging_network",
+        "preferred_type_of_charging_while_traveling",
+    );
+    assert!(swap(network, kind, 0.05, "HPC every time on long trips."));
+    // Too far below, or nothing said in full: the embedder's order stands.
+    assert!(!swap(network, kind, 0.2, "HPC every time on long trips."));
+    assert!(!swap(
+        network,
+        kind,
+        0.05,
+        "Fast charging every time on long trips."
+    ));
+    // "Yes" answering the assistant names no value.
+    assert!(!swap(
+        "preferred_parking_type",
+        "preference_for_covered_parking",
+        0.05,
+        "Yes, find me a spot."
+    ));
 }
