@@ -145,7 +145,10 @@ pub fn said_value_first(schema: &Schema, row: &mut [f32], sentence: &str, margin
     let b = &details[best];
     let one = [sentence.to_string()];
     let says = |k: usize| !values::wholly_named(schema, details[k].id, &one).is_empty();
-    if b.call.is_some() || says(best) {
+    // A category of names keeps a sentence that names a thing ("My favourite supermarket chain
+    // is Aldi" is the chain Aldi, not Supermarket): the rule above, the other way round.
+    let names_a_thing = b.kind == ValueKind::Text && !super::proper_names(sentence).is_empty();
+    if b.call.is_some() || names_a_thing || says(best) {
         return;
     }
     let sibling = (0..row.len())

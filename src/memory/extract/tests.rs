@@ -597,6 +597,13 @@ fn a_value_said_in_full_picks_its_category_among_close_siblings() {
         0.05,
         "Fast charging every time on long trips."
     ));
+    // A category of names keeps a sentence that names a thing.
+    assert!(!swap(
+        "preferred_supermarket_chains",
+        "preference_for_local_markets_farms_or_supermarket",
+        0.05,
+        "My go-to supermarket is Aldi."
+    ));
     // "Yes" answering the assistant names no value.
     assert!(!swap(
         "preferred_parking_type",
