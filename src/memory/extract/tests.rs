@@ -522,42 +522,6 @@ fn a_setting_said_by_its_name_comes_first() {
 }
 
 #[test]
-fn a_named_thing_puts_a_category_of_names_before_a_closed_list() {
-    let s = Schema::embedded();
-    let idx = |k: &str| s.detail_by_key(k).unwrap().index();
-    let (list, names) = (
-        idx("preference_for_local_markets_farms_or_supermarket"),
-        idx("preferred_supermarket_chains"),
-    );
-    let row = |a: f32, b: f32| {
-        let mut r = vec![0.1; s.details().len()];
-        r[list] = a;
-        r[names] = b;
-        r
-    };
-    let said = |t: &[&str]| t.iter().map(|x| x.to_string()).collect::<Vec<_>>();
-    // The sentence points back at a name: the chains come first.
-    let aldi = said(&["Drop me at Aldi.", "I get all my groceries there."]);
-    let mut r = row(0.55, 0.53);
-    names_before_lists(&s, &mut r, &aldi, 1, 0.1);
-    assert_eq!(best_category(&r).unwrap().0, names);
-    // No name anywhere: the embedder's order stands.
-    let plain = said(&["I get all my groceries at the market."]);
-    let mut r = row(0.55, 0.53);
-    names_before_lists(&s, &mut r, &plain, 0, 0.1);
-    assert_eq!(best_category(&r).unwrap().0, list);
-    // A value of the list said: the list keeps its place.
-    let named = said(&["SuperSave Supermarket, always."]);
-    let mut r = row(0.55, 0.53);
-    names_before_lists(&s, &mut r, &named, 0, 0.1);
-    assert_eq!(best_category(&r).unwrap().0, list);
-    // Too far below the list: the embedder's order stands.
-    let mut r = row(0.55, 0.40);
-    names_before_lists(&s, &mut r, &aldi, 1, 0.1);
-    assert_eq!(best_category(&r).unwrap().0, list);
-}
-
-#[test]
 fn a_category_with_one_stance_besides_indifference_has_that_stance() {
     let s = Schema::embedded();
     let d = |k: &str| s.detail_by_key(k).unwrap();
@@ -571,44 +535,4 @@ fn a_category_with_one_stance_besides_indifference_has_that_stance() {
     );
     assert_eq!(values::only_stance(&s, d("fan_speed_preferences")), None);
     assert_eq!(values::only_stance(&s, d("favorite_genres")), None);
-}
-
-#[test]
-fn a_value_said_in_full_picks_its_category_among_close_siblings() {
-    let s = Schema::embedded();
-    let idx = |k: &str| s.detail_by_key(k).unwrap().index();
-    let swap = |best: &str, sibling: &str, gap: f32, sentence: &str| {
-        let mut r = vec![0.1; s.details().len()];
-        r[idx(best)] = 0.6;
-        r[idx(sibling)] = 0.6 - gap;
-        said_value_first(&s, &mut r, sentence, 0.1);
-        best_category(&r).unwrap().0 == idx(sibling)
-    };
-    let (network, kind) = (
-        "preferred_charging_network",
-        "preferred_type_of_charging_while_traveling",
-    );
-    assert!(swap(network, kind, 0.05, "HPC every time on long trips."));
-    // Too far below, or nothing said in full: the embedder's order stands.
-    assert!(!swap(network, kind, 0.2, "HPC every time on long trips."));
-    assert!(!swap(
-        network,
-        kind,
-        0.05,
-        "Fast charging every time on long trips."
-    ));
-    // A category of names keeps a sentence that names a thing.
-    assert!(!swap(
-        "preferred_supermarket_chains",
-        "preference_for_local_markets_farms_or_supermarket",
-        0.05,
-        "My go-to supermarket is Aldi."
-    ));
-    // "Yes" answering the assistant names no value.
-    assert!(!swap(
-        "preferred_parking_type",
-        "preference_for_covered_parking",
-        0.05,
-        "Yes, find me a spot."
-    ));
 }

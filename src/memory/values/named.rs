@@ -1,0 +1,115 @@
+//! Which of a category's known values a sentence names ([`named_values`]), and which it says in
+//! full ([`wholly_named`]).
+
+use super::{digits, stems};
+use crate::schema::{DetailId, Schema};
+
+/// The category's known values that the user's own words name: those sharing the largest
+/// share (at least half) of their words with the user's sentences ("Set it to 25 degrees
+/// Celsius" names "25 degree Celcius", not "21 degree Celcius"). Empty when none is named.
+pub fn named_values<'a>(
+    schema: &'a Schema,
+    detail: DetailId,
+    sentences: &[String],
+) -> Vec<&'a str> {
+    named_with_share(schema, detail, sentences).0
+}
+
+/// The named values ([`named_values`]) when the user's words hold every word of them ("an
+/// entertainment podcast" names Entertainment in full; "the radio" names half of "RhythmRise
+/// Radio", and "covered parking" half of "Indifferent to Covered Parking").
+pub fn wholly_named<'a>(
+    schema: &'a Schema,
+    detail: DetailId,
+    sentences: &[String],
+) -> Vec<&'a str> {
+    // "Yes, add it" answers the assistant; it names no value "Yes".
+    let sentences: Vec<String> = sentences.iter().map(|s| unanswered(s)).collect();
+    let sentences = sentences.as_slice();
+    let (named, share) = named_with_share(schema, detail, sentences);
+    if share >= 1.0 - 1e-6 {
+        return named;
+    }
+    // A catalogue's note in brackets ("Melody Raven (Pop)") is not what a user says: a value
+    // whose name before it, of two words or more, is said in full is named in full.
+    let said = said_stems(schema, detail, sentences);
+    named
+        .into_iter()
+        .filter(|v| {
+            let name = stems(v.split('(').next().unwrap_or(v));
+            name.len() >= 2 && name.iter().all(|w| said.contains(w))
+        })
+        .collect()
+}
+
+/// A sentence without the answer word it opens with ("Yes, add it" → "add it"; "No, the
+/// other one" → "the other one").
+fn unanswered(sentence: &str) -> String {
+    let t = sentence.trim_start();
+    let end = t.find(|c: char| !c.is_alphabetic()).unwrap_or(t.len());
+    let first = t[..end].to_lowercase();
+    if matches!(
+        first.as_str(),
+        "yes" | "yeah" | "yep" | "no" | "nope" | "nah"
+    ) {
+        t[end..]
+            .trim_start_matches(|c: char| !c.is_alphanumeric())
+            .to_string()
+    } else {
+        sentence.to_string()
+    }
+}
+
+/// The word stems of the user's sentences that can name a value of `detail`.
+fn said_stems(
+    schema: &Schema,
+    detail: DetailId,
+    sentences: &[String],
+) -> std::collections::HashSet<String> {
+    let mut said: std::collections::HashSet<String> =
+        sentences.iter().flat_map(|s| stems(&digits(s))).collect();
+    // A comparative names its adjective's value ("cooler tones" names Cool, "the cheapest"
+    // Cheap), except for a vehicle setting, where it asks for a step from the current value
+    // ("a touch higher" is no `high`; `memory::step`).
+    if schema.detail(detail).call.is_none() {
+        let bases: Vec<String> = said
+            .iter()
+            .filter_map(|w| {
+                let base = w.strip_suffix("est").or_else(|| w.strip_suffix("er"))?;
+                (base.len() >= 3).then(|| base.to_string())
+            })
+            .collect();
+        said.extend(bases);
+    }
+    said
+}
+
+/// The named values and the share of their words the user said.
+fn named_with_share<'a>(
+    schema: &'a Schema,
+    detail: DetailId,
+    sentences: &[String],
+) -> (Vec<&'a str>, f32) {
+    let said = said_stems(schema, detail, sentences);
+    // Highest share first, then most words said: "switched it to feet and window" names
+    // `feet_window` (both words), not `feet` or `window` alone.
+    let mut best = (0.5f32, 0usize);
+    let mut out = Vec::new();
+    for a in &schema.detail(detail).attributes {
+        let words = stems(a);
+        if words.is_empty() {
+            continue;
+        }
+        let held = words.iter().filter(|w| said.contains(*w)).count();
+        let share = held as f32 / words.len() as f32;
+        if share < best.0 - 1e-6 || (share - best.0).abs() <= 1e-6 && held < best.1 {
+            continue;
+        }
+        if share > best.0 + 1e-6 || held > best.1 {
+            best = (share, held);
+            out.clear();
+        }
+        out.push(a.as_str());
+    }
+    (out, best.0)
+}
