@@ -119,18 +119,9 @@ pub fn names_before_lists(
     {
         return;
     }
-    let sibling = (0..row.len())
-        .filter(|&k| {
-            details[k].sub == b.sub
-                && details[k].kind == ValueKind::Text
-                && details[k].call.is_none()
-                && row[k].is_finite()
-                && row[k] >= top - margin
-        })
-        .max_by(|&x, &y| row[x].total_cmp(&row[y]));
-    if let Some(k) = sibling {
-        row.swap(best, k);
-    }
+    swap_with_sibling(schema, row, (best, top), margin, |k| {
+        details[k].kind == ValueKind::Text
+    });
 }
 
 /// When a sentence's best category names none of its known values in full and a category of
@@ -151,14 +142,27 @@ pub fn said_value_first(schema: &Schema, row: &mut [f32], sentence: &str, margin
     if b.call.is_some() || names_a_thing || says(best) {
         return;
     }
+    swap_with_sibling(schema, row, (best, top), margin, says);
+}
+
+/// Trades the row's best category (`best`, scoring `top`) for the closest other category of the
+/// same subcategory, outside vehicle settings, within `margin` of it, that `fits`.
+fn swap_with_sibling(
+    schema: &Schema,
+    row: &mut [f32],
+    (best, top): (usize, f32),
+    margin: f32,
+    fits: impl Fn(usize) -> bool,
+) {
+    let details = schema.details();
     let sibling = (0..row.len())
         .filter(|&k| {
             k != best
-                && details[k].sub == b.sub
+                && details[k].sub == details[best].sub
                 && details[k].call.is_none()
                 && row[k].is_finite()
                 && row[k] >= top - margin
-                && says(k)
+                && fits(k)
         })
         .max_by(|&x, &y| row[x].total_cmp(&row[y]));
     if let Some(k) = sibling {
