@@ -300,6 +300,14 @@ fn parse_time(v: &Value) -> Result<Millis, String> {
 /// Splits text into sentences at `.`, `!` or `?` followed by whitespace. Short abbreviations
 /// ("e.g.", "Dr.") may split wrongly; evidence is then a shorter sentence, never a wrong one.
 pub fn split_sentences(text: &str) -> Vec<String> {
+    sentence_spans(text)
+        .into_iter()
+        .map(|r| text[r].to_string())
+        .collect()
+}
+
+/// Where [`split_sentences`] cuts `text`: the byte range of each sentence, trimmed.
+pub fn sentence_spans(text: &str) -> Vec<std::ops::Range<usize>> {
     let mut out = Vec::new();
     let mut start = 0;
     let bytes = text.as_bytes();
@@ -308,11 +316,11 @@ pub fn split_sentences(text: &str) -> Vec<String> {
             && bytes.get(i + 1).is_some_and(|n| n.is_ascii_whitespace())
             && !(b == b'.' && abbreviation(&text[start..i]))
         {
-            push_trimmed(&mut out, &text[start..=i]);
+            push_trimmed(&mut out, text, start..i + 1);
             start = i + 1;
         }
     }
-    push_trimmed(&mut out, &text[start..]);
+    push_trimmed(&mut out, text, start..text.len());
     out
 }
 
@@ -331,10 +339,12 @@ fn abbreviation(before: &str) -> bool {
         || (word.len() == 1 && word != "I" && word.chars().all(|c| c.is_ascii_uppercase()))
 }
 
-fn push_trimmed(out: &mut Vec<String>, s: &str) {
-    let s = s.trim();
-    if !s.is_empty() {
-        out.push(s.to_string());
+fn push_trimmed(out: &mut Vec<std::ops::Range<usize>>, text: &str, r: std::ops::Range<usize>) {
+    let s = &text[r.clone()];
+    let lead = s.len() - s.trim_start().len();
+    let trimmed = s.trim();
+    if !trimmed.is_empty() {
+        out.push(r.start + lead..r.start + lead + trimmed.len());
     }
 }
 

@@ -20,6 +20,7 @@ mod mood;
 mod names;
 mod prompt;
 mod spans;
+mod statements;
 mod subject;
 
 pub use mood::supposes;
@@ -27,6 +28,7 @@ pub use names::{names_before_lists, names_first, said_value_first, spoken_names}
 pub use prompt::{prompt, prompt_prefix};
 use spans::referents;
 pub use spans::{proper_names, spans};
+pub use statements::statements;
 pub use subject::about_someone_else;
 
 /// A preference read out of a conversation, not yet maintained against the store.

@@ -77,7 +77,7 @@ impl Models {
         exclude: Option<&str>,
     ) -> Result<Extraction, MemoryError> {
         let t0 = Instant::now();
-        let sentences = conversation.user_sentences();
+        let sentences = extract::statements(&self.schema, conversation);
         let protos = self.prototypes()?;
         let te = Instant::now();
         let vecs = self.embed_sentences(&sentences)?;
@@ -208,7 +208,7 @@ impl Models {
         conversation: &Conversation,
         exclude: Option<&str>,
     ) -> Result<(Vec<String>, OfferInputs), MemoryError> {
-        let sentences = conversation.user_sentences();
+        let sentences = extract::statements(&self.schema, conversation);
         let protos = self.prototypes()?;
         let vecs = self.embed_sentences(&sentences)?;
         let gate: Vec<f32> = vecs.iter().map(|v| self.gate.probability(v)).collect();

@@ -1,0 +1,118 @@
+//! The statements of a conversation: its user sentences, except that a sentence giving a
+//! setting a number without saying which setting ("Level 8 is good.", "Set it to 8.", "there,
+//! 43 is a bit better.") stays with the sentence before it in the same turn, which says what
+//! the number is for ("I like the steering wheel warm in the mornings.", "Let me just adjust
+//! the foot support..."). Alone, such a sentence is placed by the company its number keeps:
+//! MiniLM put "Level 2 is enough." (after "I meant just a little warmth.") nearest the massage
+//! level, and "there, 43 is a bit better." nearest the navigation volume. Read together, the
+//! two are one statement and one piece of evidence, in the speaker's words as said.
+//!
+//! Only a schema with integer settings joins anything (CarMem's has none, so its extraction is
+//! unchanged), and a sentence before that holds a number of its own is a statement of its own
+//! ("82 is too low. Let me bump it up to 84.": the correction rule, `memory::correction`,
+//! takes the later one). A sentence that names its setting by a word few settings share
+//! ("ventilation") stands alone; one that names it only by words many share ("Set the seat
+//! heating to 3.") is joined, which costs nothing: the sentence before adds words, not a
+//! setting.
+
+use crate::conversation::{sentence_spans, Conversation, Role};
+use crate::memory::typed;
+use crate::schema::{Detail, Schema, ValueKind};
+
+/// One integer setting per distinct range: enough to ask whether a sentence names a number
+/// any integer setting can hold.
+fn ranges(schema: &Schema) -> Vec<&Detail> {
+    let mut out: Vec<&Detail> = Vec::new();
+    for d in schema.details() {
+        if d.kind == ValueKind::Integer && !out.iter().any(|o| o.range == d.range) {
+            out.push(d);
+        }
+    }
+    out
+}
+
+/// The conversation's user statements in order (see the module doc): what extraction reads in
+/// place of [`Conversation::user_sentences`]. Each is the speaker's text as said, so it is
+/// found again in its turn.
+pub fn statements(schema: &Schema, conversation: &Conversation) -> Vec<String> {
+    let integers = ranges(schema);
+    let number = |s: &str| integers.iter().any(|d| !typed::named(d, s).is_empty());
+    let mut out = Vec::new();
+    for t in conversation.turns().iter().filter(|t| t.role == Role::User) {
+        let text = t.text.as_str();
+        let mut spans: Vec<std::ops::Range<usize>> = Vec::new();
+        for r in sentence_spans(text) {
+            let s = &text[r.clone()];
+            let joins = spans.last().is_some_and(|prev| {
+                number(s)
+                    && super::spoken_names(schema, s).is_empty()
+                    && !text[prev.clone()].chars().any(|c| c.is_ascii_digit())
+                    && !number(&text[prev.clone()])
+            });
+            match spans.last_mut() {
+                Some(prev) if joins => prev.end = r.end,
+                _ => spans.push(r),
+            }
+        }
+        out.extend(spans.into_iter().map(|r| text[r].to_string()));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn conversation(turns: &[&str]) -> Conversation {
+        let turns: Vec<serde_json::Value> = turns
+            .iter()
+            .map(|t| serde_json::json!({"role": "user", "text": t}))
+            .collect();
+        Conversation::from_json(&serde_json::Value::Array(turns).to_string()).unwrap()
+    }
+
+    #[test]
+    fn a_number_without_its_setting_stays_with_the_sentence_that_says_it() {
+        let s = crate::schema::vehicle_for_tests();
+        let c = conversation(&[
+            "I like the steering wheel warm in the mornings. Level 8 is good.",
+            "Let me just adjust the foot support... there, 43 is a bit better.",
+        ]);
+        assert_eq!(
+            statements(&s, &c),
+            [
+                "I like the steering wheel warm in the mornings. Level 8 is good.",
+                "Let me just adjust the foot support... there, 43 is a bit better.",
+            ]
+        );
+    }
+
+    #[test]
+    fn sentences_that_say_their_own_setting_or_number_stand_alone() {
+        let s = crate::schema::vehicle_for_tests();
+        // The second names its setting; the first of the next turn already has a number; a
+        // sentence in another turn is never joined.
+        let c = conversation(&[
+            "It's freezing today. Set the seat ventilation to 3.",
+            "82 is too low. Let me bump it up to 84.",
+            "Set it to 8.",
+        ]);
+        assert_eq!(
+            statements(&s, &c),
+            [
+                "It's freezing today.",
+                "Set the seat ventilation to 3.",
+                "82 is too low.",
+                "Let me bump it up to 84.",
+                "Set it to 8.",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_schema_without_integer_settings_reads_plain_sentences() {
+        let s = Schema::embedded();
+        let c = conversation(&["I always fill up at Shell. Usually 40 litres."]);
+        assert_eq!(statements(&s, &c), c.user_sentences());
+    }
+}
