@@ -134,3 +134,27 @@ fn a_question_states_no_vehicle_setting() {
         ["navigation_destination"]
     );
 }
+
+#[test]
+fn a_number_is_read_with_the_sentence_that_says_its_setting() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    // Alone, "there, 43 is a bit better." was placed by its number and stored as the navigation
+    // volume; read with the sentence before it, it is the foot support.
+    let stored = said(
+        &m,
+        "Let me just adjust the foot support... there, 43 is a bit better.",
+    );
+    assert_eq!(
+        stored,
+        [("seat_foot_support_height".to_string(), "43".to_string())]
+    );
+    let stored = said(
+        &m,
+        "I like the steering wheel warm in the mornings. Level 8 is good.",
+    );
+    assert!(
+        stored.contains(&("steering_wheel_heating_level".to_string(), "8".to_string())),
+        "{stored:?}"
+    );
+}
