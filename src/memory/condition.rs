@@ -7,8 +7,9 @@
 //!   is grammar, not a judgment about preferences: the gate has already decided that the
 //!   sentence states one. Some clauses set none because they always hold: a concession
 //!   ("even if it takes longer"), either way ("if it's covered or not"), the request itself
-//!   ("when searching for gas stations", "during navigation") and being in the car ("when I
-//!   drive").
+//!   ("when searching for gas stations", "during navigation"), being in the car ("when I
+//!   drive"), and a clause that names no situation at all ("if I need to", "while we're at
+//!   it").
 //! * [`Situation`] is what recall knows of the moment: the utterance, the local time, the
 //!   occupants and free-text facts ("outside 28 degrees").
 //! * [`judge`] decides whether a condition is met: by the clock for a time of day, by a
@@ -60,6 +61,46 @@ const ALWAYS: &[&str] = &[
     "during my route",
     "during the drive",
     "during the trip",
+];
+
+/// Words that name no situation: a clause of these alone after its opener sets no condition
+/// ("if I need to", "while we're at it", "unless I say otherwise", "if you like").
+const NO_SITUATION: &[&str] = &[
+    "i",
+    "i'm",
+    "i'd",
+    "we",
+    "we're",
+    "you",
+    "you're",
+    "it",
+    "it's",
+    "at",
+    "to",
+    "so",
+    "that",
+    "this",
+    "be",
+    "am",
+    "are",
+    "is",
+    "do",
+    "does",
+    "can",
+    "could",
+    "would",
+    "should",
+    "must",
+    "need",
+    "needs",
+    "want",
+    "wants",
+    "like",
+    "have",
+    "has",
+    "say",
+    "tell",
+    "otherwise",
 ];
 
 /// Verbs of asking the assistant for something. A condition that is the request itself ("when
@@ -212,7 +253,13 @@ pub fn find(sentence: &str) -> Option<String> {
         let text = sentence[*start..end].trim();
         let folded = text.to_lowercase().replace('’', "'");
         // "if it's covered or not": either way, so no condition.
+        let names_nothing = toks
+            .iter()
+            .skip(i + 1)
+            .take_while(|t| t.1 <= end)
+            .all(|t| NO_SITUATION.contains(&t.2.as_str()));
         if text.split_whitespace().count() < 2
+            || names_nothing
             || ALWAYS.contains(&folded.as_str())
             || folded.ends_with(" or not")
         {
@@ -443,6 +490,20 @@ mod tests {
         assert_eq!(
             find("When I drive at night, the mirror glare bothers me.").as_deref(),
             Some("when I drive at night")
+        );
+    }
+
+    #[test]
+    fn a_clause_that_names_no_situation_sets_no_condition() {
+        assert_eq!(find("We'll keep the AC at 21 while we're at it."), None);
+        assert_eq!(
+            find("I can find a new route with this map if I need to."),
+            None
+        );
+        assert_eq!(find("Keep the volume at 10 unless I say otherwise."), None);
+        assert_eq!(
+            find("Keep the volume at 10 unless I say so at night.").as_deref(),
+            Some("unless I say so at night")
         );
     }
 

@@ -193,11 +193,14 @@ impl Memory {
                     );
                     // Every word of the value said ("heading back" does not name heading_up).
                     let whole = |v: &str| super::values::stems(v).iter().all(|w| stems.contains(w));
+                    // A value the stored one already holds is no change ("my feet warm" of
+                    // a stored feet_window: the usual setup warms the feet too).
+                    let held = |v: &str| {
+                        let have = super::values::stems(&base);
+                        super::values::stems(v).iter().all(|w| have.contains(w))
+                    };
                     if let [v] = said.as_slice() {
-                        if whole(v)
-                            && !super::values::turns_down(text, v)
-                            && !v.eq_ignore_ascii_case(&base)
-                        {
+                        if whole(v) && !super::values::turns_down(text, v) && !held(v) {
                             r.now = Some(v.to_string());
                         }
                     }

@@ -237,4 +237,24 @@ fn category_recall_gives_a_listed_value_said_now() {
     assert_eq!(now("Play the video."), None);
     // Turned down, it is not what is asked for.
     assert_eq!(now("1080p is too choppy, play the video."), None);
+
+    // A value the stored one already holds changes nothing: the usual feet-and-window setting
+    // warms the feet too.
+    let said =
+        conv(r#"[{"role":"user","text":"I always want the air direction on feet and window."}]"#);
+    m.remember(&ann, &said).unwrap();
+    let d = m
+        .schema()
+        .detail_by_key("air_conditioner_air_direction")
+        .unwrap();
+    let r = m
+        .recall_category(
+            &ann,
+            glovebox::schema::CategoryRef::Detail(d),
+            "Back to my usual setup. I need my feet warm.",
+            &Default::default(),
+        )
+        .unwrap();
+    assert_eq!(r[0].preference.attribute, "feet_window");
+    assert_eq!(r[0].now, None);
 }

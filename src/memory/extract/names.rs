@@ -15,6 +15,19 @@ fn name_words(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// Words with each two neighbours as one more word: "seat heating" is held by fewer setting
+/// names than "seat" or "heating" alone (the steering wheel and the mirrors heat too), so the
+/// two said together name the seat heating specifically.
+fn with_pairs(words: Vec<String>) -> Vec<String> {
+    let pairs: Vec<String> = words
+        .windows(2)
+        .map(|p| format!("{} {}", p[0], p[1]))
+        .collect();
+    let mut out = words;
+    out.extend(pairs);
+    out
+}
+
 /// The categories whose names `sentence` says most specifically, if it says one specifically
 /// enough: each detail's name words are weighted by how rare they are among the schema's detail
 /// names (`ln(details / names holding the word)`, so "ventilation" counts and "seat" or "level"
@@ -36,6 +49,7 @@ pub fn spoken_names(schema: &Schema, sentence: &str) -> Vec<usize> {
             let quantity = d.call.as_ref().map(|c| name_words(&c.argument));
             let mut w = name_words(&d.name);
             w.retain(|x| !quantity.as_ref().is_some_and(|q| q.contains(x)));
+            w = with_pairs(w);
             w.sort();
             w.dedup();
             w
@@ -46,7 +60,7 @@ pub fn spoken_names(schema: &Schema, sentence: &str) -> Vec<usize> {
     for w in names.iter().flatten() {
         *df.entry(w.as_str()).or_default() += 1;
     }
-    let said = name_words(sentence);
+    let said = with_pairs(name_words(sentence));
     let weight: Vec<f32> = names
         .iter()
         .map(|ws| {

@@ -503,6 +503,14 @@ fn a_setting_said_by_its_name_comes_first() {
         keys("Seat leg support at seventy-five."),
         ["seat_leg_support_height"]
     );
+    // Two words said together can name what neither names alone: the seat heating, not the
+    // wheel's or the mirrors'.
+    let heat = keys("Setting the seat heating up to level 3, maybe that'll help.");
+    assert!(
+        heat.iter().all(|k| k.starts_with("seat_heating")),
+        "{heat:?}"
+    );
+    assert!(!heat.is_empty());
     // Words many setting names share ("seat", "level") say nothing specific.
     assert!(keys("Set the seat to level 3.").is_empty());
     assert!(keys("What a lovely afternoon.").is_empty());
