@@ -4,6 +4,7 @@
 use std::collections::HashSet;
 
 use super::condition::{self, Situation, Verdict};
+use super::typed;
 use super::{lock, relevance, Memory, MemoryError};
 use crate::embed::cosine;
 use crate::pref::{Millis, Preference, Status, UserId};
@@ -33,7 +34,9 @@ pub struct Recalled {
     /// The value to set now when the utterance asks for a step from the remembered number
     /// ("one level brighter than my night setting"; `memory::step`, within the detail's range)
     /// or names another of a single-value choice's values itself ("play the video at 1080p");
-    /// `None` otherwise. Only [`Memory::recall_category`] computes it.
+    /// for a switch with no value of its own, the state its device's remembered setting implies
+    /// (the preference is then that setting's: [`Memory::switch_by_device`]); `None` otherwise.
+    /// Only [`Memory::recall_category`] computes it.
     pub now: Option<String>,
 }
 
@@ -91,7 +94,8 @@ impl Memory {
     /// utterance or the situation meets, else the newest unconditional one (a multi-value
     /// detail: every unconditional value and every met conditional one); a detail with only
     /// conditional values, none met, gives its newest, marked not met. Each carries relevance
-    /// 1 and score 1. Nothing stored gives an empty list.
+    /// 1 and score 1. A switch with nothing of its own remembered is on when a setting of its
+    /// device is ([`Memory::switch_by_device`]). Nothing stored gives an empty list.
     pub fn recall_category(
         &self,
         user: &UserId,
@@ -101,6 +105,8 @@ impl Memory {
     ) -> Result<Vec<Recalled>, MemoryError> {
         let mut pieces: Option<Vec<Vec<f32>>> = None;
         let mut out = Vec::new();
+        // Switches with nothing remembered of their own ([`Memory::switch_by_device`]).
+        let mut switches = Vec::new();
         for detail in self.schema.details_of(category) {
             let mut active: Vec<Preference> = self
                 .store
@@ -109,6 +115,10 @@ impl Memory {
                 .filter(|p| p.status == Status::Active)
                 .collect();
             active.sort_by_key(|p| std::cmp::Reverse((p.updated, p.id)));
+            if active.is_empty() && self.schema.detail(detail).kind == ValueKind::Flag {
+                switches.push(detail);
+                continue;
+            }
             let (mut met, mut unmet, mut plain) = (Vec::new(), Vec::new(), Vec::new());
             for p in active {
                 match p.condition.as_deref() {
@@ -216,8 +226,51 @@ impl Memory {
                 _ => {}
             }
         }
+        for switch in switches {
+            out.extend(self.switch_by_device(user, switch, text, situation)?);
+        }
         self.touch(&out);
         Ok(out)
+    }
+
+    /// A switch with no value of its own remembered is on when a value of its device's
+    /// settings is ([`typed::device_settings`]; "I usually keep the steering wheel heat at 9"
+    /// says the wheel heating is on): the newest such value, unless its condition is not met,
+    /// is returned as the evidence, with `now` = on, or the switch said now ("turn the wheel
+    /// heat off"). Nothing is stored for the switch.
+    fn switch_by_device(
+        &self,
+        user: &UserId,
+        switch: crate::schema::DetailId,
+        text: &str,
+        situation: &Situation,
+    ) -> Result<Option<Recalled>, MemoryError> {
+        let mut best: Option<Recalled> = None;
+        for d in typed::device_settings(&self.schema, switch) {
+            for r in self.recall_category(user, CategoryRef::Detail(d), text, situation)? {
+                let value = r.now.as_deref().unwrap_or(&r.preference.attribute);
+                if r.condition_met == Some(false)
+                    || !typed::implies_on(self.schema.detail(d), value)
+                {
+                    continue;
+                }
+                if best
+                    .as_ref()
+                    .is_none_or(|b| r.preference.updated > b.preference.updated)
+                {
+                    best = Some(r);
+                }
+            }
+        }
+        let said = typed::named(self.schema.detail(switch), text);
+        let now = said
+            .first()
+            .cloned()
+            .unwrap_or_else(|| crate::schema::FLAG_ON.to_string());
+        Ok(best.map(|r| Recalled {
+            now: Some(now),
+            ..r
+        }))
     }
 
     /// The embeddings a condition is compared with: the utterance (`query`, when already

@@ -4,7 +4,7 @@
 //! stored.
 
 use crate::memory::values::{singular, turns_down, SCOPE};
-use crate::schema::{Detail, ValueKind, FLAG_OFF, FLAG_ON};
+use crate::schema::{Detail, DetailId, Schema, ValueKind, FLAG_OFF, FLAG_ON};
 
 /// Words that name the top or the bottom of a range ("max it out", "the lowest setting").
 const TOP_WORDS: &[&str] = &["max", "maximum", "maxed", "highest", "full"];
@@ -61,6 +61,43 @@ fn device_words(detail: &Detail) -> Vec<String> {
         .filter(|w| !STATE_WORDS.contains(&w.as_str()))
         .map(|w| singular(&w))
         .collect()
+}
+
+/// The settings of the device a switch turns on and off: the details, not switches
+/// themselves, whose names begin with the switch's device words ("Steering Wheel Heating
+/// Enabled": the steering wheel heating level; "Radio Power": the radio's station, frequency
+/// and volume). A remembered value of one of them says the device is on ([`implies_on`]).
+pub fn device_settings(schema: &Schema, switch: DetailId) -> Vec<DetailId> {
+    let f = schema.detail(switch);
+    if f.kind != ValueKind::Flag {
+        return Vec::new();
+    }
+    let device = device_words(f);
+    if device.is_empty() {
+        return Vec::new();
+    }
+    schema
+        .details()
+        .iter()
+        .filter(|d| d.kind != ValueKind::Flag && d.id != switch)
+        .filter(|d| {
+            let w: Vec<String> = words(&d.name).iter().map(|x| singular(x)).collect();
+            w.starts_with(&device)
+        })
+        .map(|d| d.id)
+        .collect()
+}
+
+/// Whether a remembered value of a device's setting says the device is on: any value but a
+/// turned-down one ("not blue") and, for a number, zero ("the window open 0", "heating at 0").
+pub fn implies_on(detail: &Detail, value: &str) -> bool {
+    if value.starts_with(crate::memory::values::NOT) {
+        return false;
+    }
+    match detail.kind {
+        ValueKind::Integer => value.trim().parse::<i64>().is_ok_and(|v| v > 0),
+        _ => !value.trim().is_empty(),
+    }
 }
 
 /// Words that refuse a device named at most [`SCOPE`] words after them ("I don't want the
@@ -229,6 +266,37 @@ mod tests {
 
     fn vehicle() -> Schema {
         crate::schema::vehicle_for_tests()
+    }
+
+    #[test]
+    fn a_switch_knows_the_settings_of_its_device() {
+        let s = vehicle();
+        let keys = |k: &str| -> Vec<String> {
+            device_settings(&s, s.detail_by_key(k).unwrap())
+                .into_iter()
+                .map(|d| s.detail(d).key.clone())
+                .collect()
+        };
+        assert_eq!(
+            keys("steering_wheel_heating_enabled"),
+            ["steering_wheel_heating_level"]
+        );
+        assert_eq!(keys("seat_heating_mode"), ["seat_heating_level"]);
+        assert_eq!(
+            keys("light_reading_light"),
+            ["light_reading_light_brightness"]
+        );
+        let radio = keys("radio_power");
+        assert!(radio.contains(&"radio_volume".to_string()), "{radio:?}");
+        // A switch of its own, with no setting beside it; not a switch at all.
+        assert!(keys("light_fog_light").is_empty());
+        assert!(keys("seat_heating_level").is_empty());
+        let level = s.detail(s.detail_by_key("seat_heating_level").unwrap());
+        assert!(implies_on(level, "2"));
+        assert!(!implies_on(level, "0"));
+        let colour = s.detail(s.detail_by_key("light_ambient_color").unwrap());
+        assert!(implies_on(colour, "blue"));
+        assert!(!implies_on(colour, "not blue"));
     }
 
     #[test]

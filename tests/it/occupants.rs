@@ -258,3 +258,43 @@ fn category_recall_gives_a_listed_value_said_now() {
     assert_eq!(r[0].preference.attribute, "feet_window");
     assert_eq!(r[0].now, None);
 }
+
+#[test]
+fn a_switch_is_on_when_a_setting_of_its_device_is_remembered() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    let ann = user("ann");
+    let switch = m
+        .schema()
+        .detail_by_key("steering_wheel_heating_enabled")
+        .unwrap();
+    let ask = |text: &str| {
+        m.recall_category(
+            &ann,
+            glovebox::schema::CategoryRef::Detail(switch),
+            text,
+            &Default::default(),
+        )
+        .unwrap()
+    };
+    // Nothing remembered of the wheel heating: nothing to say.
+    assert!(ask("My hands are freezing.").is_empty());
+    let said = conv(
+        r#"[{"role":"user","text":"I usually keep the steering wheel heat at 9 because my hands get cold."}]"#,
+    );
+    m.remember(&ann, &said).unwrap();
+    let r = ask("My hands are freezing.");
+    assert_eq!(r.len(), 1, "{r:?}");
+    // The level is the evidence; the switch it implies is what to set.
+    let level = m.schema().detail(r[0].preference.detail);
+    assert_eq!(level.key, "steering_wheel_heating_level");
+    assert_eq!(r[0].preference.attribute, "9");
+    assert_eq!(r[0].now.as_deref(), Some("on"));
+    // A switch said now wins.
+    assert_eq!(
+        ask("Turn the wheel heating off, it's warm today.")[0]
+            .now
+            .as_deref(),
+        Some("off")
+    );
+}
