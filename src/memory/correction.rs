@@ -21,6 +21,8 @@ pub struct Sentence {
     pub refers_back: bool,
     /// Its best category, if any scores.
     pub top: Option<DetailId>,
+    /// Whether it states a habit ("usually", "always": `memory::usual::states_habit`).
+    pub habit: bool,
 }
 
 /// Whether a sentence refers back with a pronoun ("it", "that", "this"): a correction of what
@@ -37,9 +39,10 @@ pub fn refers_back(sentence: &str) -> bool {
         })
 }
 
-/// Moves each typed offer to the last later sentence that corrects it. `typed(d)` says whether
-/// the detail is typed (its values can be read without the LLM); `names(d, i)` whether
-/// sentence `i` names a value of detail `d`'s type.
+/// Moves each typed offer to the last later sentence that corrects it; an offer whose own
+/// sentence states a habit and names a value stays too, before the correction. `typed(d)`
+/// says whether the detail is typed (its values can be read without the LLM); `names(d, i)`
+/// whether sentence `i` names a value of detail `d`'s type.
 pub fn follow(
     offered: Vec<Candidate>,
     sentences: &[Sentence],
@@ -51,10 +54,11 @@ pub fn follow(
     let mut claimed: Vec<usize> = Vec::new();
     offered
         .into_iter()
-        .map(|mut c| {
+        .flat_map(|mut c| {
             if !typed(c.detail) {
-                return c;
+                return vec![c];
             }
+            let first = c;
             let later = (c.sentence + 1..sentences.len()).rev().find(|&i| {
                 let s = sentences[i];
                 let own_or_free = match s.top {
@@ -67,11 +71,20 @@ pub fn follow(
                     && !claimed.contains(&i)
                     && names(c.detail, i)
             });
-            if let Some(i) = later {
-                claimed.push(i);
-                c.sentence = i;
+            let Some(i) = later else {
+                return vec![c];
+            };
+            claimed.push(i);
+            c.sentence = i;
+            // A value said as a habit stays beside the moment's correction ("The mirror is
+            // usually at 69, but I hurt my back. Let me just nudge it to 75."): both are
+            // stored in order, the habit first, so the newest is the moment's and a request
+            // for the usual setting finds the habit (`memory::usual`).
+            if sentences[first.sentence].habit && names(first.detail, first.sentence) {
+                vec![first, c]
+            } else {
+                vec![c]
             }
-            c
         })
         .collect()
 }
@@ -101,6 +114,7 @@ mod tests {
             passes,
             refers_back: false,
             top,
+            habit: false,
         }
     }
 
@@ -149,6 +163,19 @@ mod tests {
             |_, _| true,
         );
         assert_eq!(out[0].sentence, 1);
+    }
+
+    #[test]
+    fn a_habit_stays_beside_the_moment_that_corrects_it() {
+        let (vent, _) = ids();
+        let mut habit = s(true, Some(vent));
+        habit.habit = true;
+        let sentences = [habit, s(true, None)];
+        let out = follow(vec![cand(vent, 0)], &sentences, |_| true, |_, _| true);
+        assert_eq!(out, [cand(vent, 0), cand(vent, 1)]);
+        // A habit that names no value of its own gives way as before.
+        let out = follow(vec![cand(vent, 0)], &sentences, |_| true, |_, i| i == 1);
+        assert_eq!(out, [cand(vent, 1)]);
     }
 
     #[test]

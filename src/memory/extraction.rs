@@ -272,6 +272,7 @@ impl Models {
             .map(|((row, &passes), sentence)| correction::Sentence {
                 passes,
                 refers_back: correction::refers_back(sentence),
+                habit: super::usual::states_habit(sentence),
                 top: row
                     .iter()
                     .enumerate()

@@ -39,6 +39,11 @@ pub fn asks_usual(request: &str) -> bool {
     says(request, ASKS_USUAL)
 }
 
+/// Whether a sentence states a habit ([`HABIT`]): "The mirror is usually at 69".
+pub fn states_habit(sentence: &str) -> bool {
+    says(sentence, HABIT)
+}
+
 /// The newest unconditional value of `detail` in a person's history (oldest first) whose
 /// sentence states a habit ([`HABIT`]), if any.
 pub fn habitual(history: &[HistoryEntry], detail: DetailId) -> Option<&str> {

@@ -298,3 +298,33 @@ fn a_switch_is_on_when_a_setting_of_its_device_is_remembered() {
         Some("off")
     );
 }
+
+#[test]
+fn a_habit_outlasts_the_moment_that_corrects_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    let dorothy = user("dorothy");
+    let said = conv(
+        r#"[{"role":"user","speaker":"dorothy","text":"My left mirror horizontal position is usually 69, but I injured my back and I'm sitting differently. Let me just nudge it to 75."}]"#,
+    );
+    m.remember(&user("x"), &said).unwrap();
+    let d = m
+        .schema()
+        .detail_by_key("mirror_horizontal_position")
+        .unwrap();
+    let ask = |text: &str| {
+        m.recall_category(
+            &dorothy,
+            glovebox::schema::CategoryRef::Detail(d),
+            text,
+            &Default::default(),
+        )
+        .unwrap()
+    };
+    // The moment's value is the current one; the habit is what "my standard setting" asks for.
+    let r = ask("Adjust the mirror.");
+    assert_eq!(r[0].preference.attribute, "75");
+    assert_eq!(r[0].now, None);
+    let r = ask("Back to my standard setting.");
+    assert_eq!(r[0].now.as_deref(), Some("69"), "{r:?}");
+}
