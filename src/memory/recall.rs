@@ -167,7 +167,8 @@ impl Memory {
         let stems = super::values::stems(text);
         // "Back to my usual": the newest value said with a habit, when a momentary one came
         // after it (`memory::usual`).
-        let history = if super::usual::asks_usual(text) && !out.is_empty() {
+        let dated = super::usual::named_month(text).is_some();
+        let history = if (dated || super::usual::asks_usual(text)) && !out.is_empty() {
             Some(self.store.history(user)?)
         } else {
             None
@@ -179,7 +180,15 @@ impl Memory {
                 .filter(|_| {
                     d.cardinality == Cardinality::Single && r.preference.condition.is_none()
                 })
-                .and_then(|h| super::usual::habitual(h, r.preference.detail))
+                .and_then(|h| {
+                    // A month named ("from March") asks for the value said then; else the
+                    // habit, when asked for the usual.
+                    super::usual::said_in(h, r.preference.detail, text).or_else(|| {
+                        super::usual::asks_usual(text)
+                            .then(|| super::usual::habitual(h, r.preference.detail))
+                            .flatten()
+                    })
+                })
                 .filter(|v| !v.eq_ignore_ascii_case(&r.preference.attribute))
                 .map(str::to_string);
             if usual.is_some() {

@@ -2,7 +2,8 @@
 //! value said with a habit ("I usually keep the ambient light white", "The mirror is usually
 //! at 69, but I hurt my back") outlasts a momentary one set after it ("Let me just nudge it to
 //! 75"); a request for the usual setting asks for the habit, not the moment. The newest value
-//! still supersedes for every other request.
+//! still supersedes for every other request. A request that names a month ("my jamming volume
+//! from March") asks for the value said then ([`said_in`]).
 
 use crate::memory::values::says_words;
 use crate::pref::HistoryEntry;
@@ -58,6 +59,69 @@ pub fn habitual(history: &[HistoryEntry], detail: DetailId) -> Option<&str> {
         .next_back()
 }
 
+/// Months by name, as a request refers to a time ("my jamming volume from March").
+const MONTHS: &[&str] = &[
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+/// The month (1-12), and the day when one follows it ("the April 1 setting"), that a request
+/// names: a capitalised month name ("May" only after in/from/since/of/on/last or before a
+/// day, since "may" is also a verb).
+pub fn named_month(text: &str) -> Option<(u32, Option<u32>)> {
+    let words: Vec<&str> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.iter().enumerate().find_map(|(i, w)| {
+        if !w.starts_with(char::is_uppercase) {
+            return None;
+        }
+        let m = MONTHS.iter().position(|n| n.eq_ignore_ascii_case(w))? as u32 + 1;
+        let day = words
+            .get(i + 1)
+            .and_then(|d| d.parse::<u32>().ok())
+            .filter(|d| (1..=31).contains(d));
+        let before = i.checked_sub(1).map(|j| words[j].to_lowercase());
+        let dated = matches!(
+            before.as_deref(),
+            Some("in" | "from" | "since" | "of" | "on" | "last")
+        );
+        (m != 5 || dated || day.is_some()).then_some((m, day))
+    })
+}
+
+/// The newest unconditional value of `detail` in a person's history (oldest first) that was
+/// said in the month, and on the day if one is given, that the request names ([`named_month`]):
+/// "back to my jamming volume from March" is the volume said in March, not the one said since.
+pub fn said_in<'a>(history: &'a [HistoryEntry], detail: DetailId, text: &str) -> Option<&'a str> {
+    let (month, day) = named_month(text)?;
+    history
+        .iter()
+        .filter_map(|e| {
+            let after = e.after.as_ref()?;
+            let stamp = crate::rfc3339::format(e.time);
+            let m: u32 = stamp.get(5..7)?.parse().ok()?;
+            let d: u32 = stamp.get(8..10)?.parse().ok()?;
+            (after.detail == detail
+                && after.condition.is_none()
+                && m == month
+                && day.is_none_or(|x| x == d))
+            .then_some(after.attribute.as_str())
+        })
+        .next_back()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,5 +135,20 @@ mod tests {
         assert!(says("That's my sweet spot.", HABIT));
         assert!(!says("Let me just nudge it to 75.", HABIT));
         assert!(!says("It's a sweet song.", HABIT));
+    }
+
+    #[test]
+    fn a_request_names_a_month_and_a_day() {
+        assert_eq!(
+            named_month("Let's go back to my jamming volume from March."),
+            Some((3, None))
+        );
+        assert_eq!(
+            named_month("Set the wheel heat to double the April 1 setting."),
+            Some((4, Some(1)))
+        );
+        assert_eq!(named_month("Restore what I had in May."), Some((5, None)));
+        assert_eq!(named_month("May I have the usual volume?"), None);
+        assert_eq!(named_month("I march on."), None);
     }
 }

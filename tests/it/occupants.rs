@@ -328,3 +328,52 @@ fn a_habit_outlasts_the_moment_that_corrects_it() {
     let r = ask("Back to my standard setting.");
     assert_eq!(r[0].now.as_deref(), Some("69"), "{r:?}");
 }
+
+#[test]
+fn a_month_named_asks_for_the_value_said_then() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    let jen = user("jen");
+    for (time, text) in [
+        (
+            "2025-03-05T17:00:00Z",
+            "I love 80s pop. Set the music volume to 25 so we can jam.",
+        ),
+        (
+            "2025-04-10T18:00:00Z",
+            "Set the music volume to 15, we want to chat.",
+        ),
+    ] {
+        let said = conv(&format!(
+            r#"{{"time":"{time}","turns":[{{"role":"user","text":"{text}"}}]}}"#
+        ));
+        m.remember(&jen, &said).unwrap();
+    }
+    let d = m.schema().detail_by_key("music_volume").unwrap();
+    let ask = |text: &str| {
+        m.recall_category(
+            &jen,
+            glovebox::schema::CategoryRef::Detail(d),
+            text,
+            &Default::default(),
+        )
+        .unwrap()
+    };
+    let r = ask("Turn on some music.");
+    assert_eq!(r[0].preference.attribute, "15", "{r:?}");
+    assert_eq!(r[0].now, None);
+    assert_eq!(
+        ask("Let's go back to my jamming volume from March.")[0]
+            .now
+            .as_deref(),
+        Some("25")
+    );
+    assert_eq!(
+        ask("Back to my volume from March, but turn it up 5 more.")[0]
+            .now
+            .as_deref(),
+        Some("30")
+    );
+    // No value was said in June.
+    assert_eq!(ask("The volume I had in June, please.")[0].now, None);
+}
