@@ -96,6 +96,12 @@ pub fn parse(text: &str) -> Result<Millis, String> {
         .or_else(|_| bad("before 1970"))
 }
 
+/// The month (1-12) and day of the month (UTC) of a time.
+pub fn month_day(t: Millis) -> (u32, u32) {
+    let (_, m, d) = civil_from_days((t.0 / 1000) as i64 / 86_400);
+    (m as u32, d as u32)
+}
+
 /// Formats as `YYYY-MM-DDTHH:MM:SSZ` (UTC).
 pub fn format(t: Millis) -> String {
     let secs = (t.0 / 1000) as i64;
@@ -124,6 +130,8 @@ mod tests {
             format(parse("2024-02-29T23:59:59Z").unwrap()),
             "2024-02-29T23:59:59Z"
         );
+        assert_eq!(month_day(t), (3, 10));
+        assert_eq!(month_day(parse("2024-02-29T23:59:59Z").unwrap()), (2, 29));
     }
 
     #[test]

@@ -166,9 +166,10 @@ impl Memory {
         let by = super::step::step(text);
         let stems = super::values::stems(text);
         // "Back to my usual": the newest value said with a habit, when a momentary one came
-        // after it (`memory::usual`).
-        let dated = super::usual::named_month(text).is_some();
-        let history = if (dated || super::usual::asks_usual(text)) && !out.is_empty() {
+        // after it; "my volume from March": the value said then (`memory::usual`).
+        let month = super::usual::named_month(text);
+        let asks_usual = super::usual::asks_usual(text);
+        let history = if (month.is_some() || asks_usual) && !out.is_empty() {
             Some(self.store.history(user)?)
         } else {
             None
@@ -183,11 +184,13 @@ impl Memory {
                 .and_then(|h| {
                     // A month named ("from March") asks for the value said then; else the
                     // habit, when asked for the usual.
-                    super::usual::said_in(h, r.preference.detail, text).or_else(|| {
-                        super::usual::asks_usual(text)
-                            .then(|| super::usual::habitual(h, r.preference.detail))
-                            .flatten()
-                    })
+                    month
+                        .and_then(|m| super::usual::said_in(h, r.preference.detail, m))
+                        .or_else(|| {
+                            asks_usual
+                                .then(|| super::usual::habitual(h, r.preference.detail))
+                                .flatten()
+                        })
                 })
                 .filter(|v| !v.eq_ignore_ascii_case(&r.preference.attribute))
                 .map(str::to_string);

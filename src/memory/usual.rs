@@ -102,17 +102,18 @@ pub fn named_month(text: &str) -> Option<(u32, Option<u32>)> {
 }
 
 /// The newest unconditional value of `detail` in a person's history (oldest first) that was
-/// said in the month, and on the day if one is given, that the request names ([`named_month`]):
+/// said in the month, and on the day if one is given, that a request names ([`named_month`]):
 /// "back to my jamming volume from March" is the volume said in March, not the one said since.
-pub fn said_in<'a>(history: &'a [HistoryEntry], detail: DetailId, text: &str) -> Option<&'a str> {
-    let (month, day) = named_month(text)?;
+pub fn said_in(
+    history: &[HistoryEntry],
+    detail: DetailId,
+    (month, day): (u32, Option<u32>),
+) -> Option<&str> {
     history
         .iter()
         .filter_map(|e| {
             let after = e.after.as_ref()?;
-            let stamp = crate::rfc3339::format(e.time);
-            let m: u32 = stamp.get(5..7)?.parse().ok()?;
-            let d: u32 = stamp.get(8..10)?.parse().ok()?;
+            let (m, d) = crate::rfc3339::month_day(e.time);
             (after.detail == detail
                 && after.condition.is_none()
                 && m == month
