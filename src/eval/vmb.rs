@@ -19,10 +19,12 @@
 //!   verb of liking, "to Samantha's preference", "the theme Dorothy likes", and no "my"
 //!   beside it; the person addressed when it asks for "your usual" setting and not for "my"
 //!   setting; the passenger for "the passenger's preference"); otherwise the person the query
-//!   has speaking (a name in the narration, not in quoted words, followed within six words of
-//!   the same sentence by a speech verb; the first such, when several speak; when no name
-//!   speaks, a narration sentence opening with "he" or "she" speaks for the person whom the
-//!   nearest earlier sentence names first, "Patricia got in with Gary driving. She said");
+//!   has speaking (a name in the narration, not in quoted words and not after "with",
+//!   followed within six words of the same sentence by a speech verb; a narration sentence
+//!   opening with "he" or "she" speaks for the person whom the nearest earlier sentence names
+//!   first, "Patricia got in with Gary driving. She said"; when several speak, the first whose
+//!   quoted words speak of themselves, "I", "my", "me", and not of the listener, "you",
+//!   "your"; else the first named, else the first by pronoun);
 //!   otherwise the driver; otherwise the first household member the query names.
 //!   The driver is whoever the query puts at the wheel ("got into the driver's seat", "was
 //!   driving", "drove", "borrowed the car", "with X driving"), the passenger whoever it seats

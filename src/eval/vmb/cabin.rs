@@ -113,27 +113,83 @@ fn named_with(query: &str, people: &BTreeMap<String, UserId>, cues: &[&str]) -> 
     let mut hits = mentions(&lower, people)
         .into_iter()
         .filter(|(pos, end, _)| {
-            if quoted.iter().any(|&(a, b)| a <= *pos && *pos < b) {
-                return false;
-            }
-            // The rest of the narration's sentence: "Shirley. He said" is not Shirley speaking.
-            let rest = &lower[*end..];
-            let rest = &rest[..rest.find(['.', '!', '?', ';']).unwrap_or(rest.len())];
-            let window: String = rest
-                .split_whitespace()
-                .take(6)
-                .collect::<Vec<_>>()
-                .join(" ");
-            cues.iter().any(|c| {
-                window.starts_with(c)
-                    || (c.split(' ').count() == 1
-                        && window
-                            .split(' ')
-                            .take(6)
-                            .any(|w| w.trim_matches(|ch: char| !ch.is_alphanumeric()) == *c))
-            })
+            !quoted.iter().any(|&(a, b)| a <= *pos && *pos < b) && cue_follows(&lower[*end..], cues)
         });
     hits.next().map(|(_, _, id)| id)
+}
+
+/// Who speaks (module doc of `eval::vmb`): a person named in the narration and followed within
+/// six words of the same sentence by a speech verb, not the object of "with" ("sat with
+/// Samantha and said" is not Samantha speaking); when nobody is named so, a narration sentence
+/// opening with "he" or "she" speaks for the person the nearest earlier sentence names first.
+/// Of several speakers, the first whose quoted words speak of themselves ("I", "my", "me") and
+/// not of the listener ("you", "your") speaks for the request; when none does, the first named
+/// one.
+fn speaker(plain: &str, resolved: &str, people: &BTreeMap<String, UserId>) -> Option<UserId> {
+    let named = speaking(plain, people);
+    let by_pronoun = speaking(resolved, people);
+    let first_person = |s: &Speaking| {
+        s.quote.as_deref().is_some_and(|q| {
+            let words: Vec<&str> = q
+                .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '\u{2019}')
+                .map(|w| w.split(['\'', '\u{2019}']).next().unwrap_or(w))
+                .collect();
+            let has = |set: &[&str]| words.iter().any(|w| set.contains(w));
+            has(&["i", "my", "me"]) && !has(&["you", "your"])
+        })
+    };
+    named
+        .iter()
+        .chain(&by_pronoun)
+        .find(|s| first_person(s))
+        .or_else(|| named.first())
+        .or_else(|| by_pronoun.first())
+        .map(|s| s.who.clone())
+}
+
+/// One person the narration has speaking, with the words they say when a quote follows in the
+/// same sentence.
+struct Speaking {
+    who: UserId,
+    quote: Option<String>,
+}
+
+/// Everyone a (lower-cased) query has speaking, in order.
+fn speaking(lower: &str, people: &BTreeMap<String, UserId>) -> Vec<Speaking> {
+    let quoted = quoted_spans(lower);
+    mentions(lower, people)
+        .into_iter()
+        .filter(|(pos, end, _)| {
+            !quoted.iter().any(|&(a, b)| a <= *pos && *pos < b)
+                && !lower[..*pos].ends_with("with ")
+                && cue_follows(&lower[*end..], SPEECH)
+        })
+        .map(|(_, end, who)| {
+            // The quote that opens before the narration's sentence ends.
+            let quote = quoted
+                .iter()
+                .find(|&&(a, _)| a > end && !lower[end..a].contains(['.', '!', '?', ';']))
+                .map(|&(a, b)| lower[a..b].to_string());
+            Speaking { who, quote }
+        })
+        .collect()
+}
+
+/// Whether one of `cues` follows within six words of the same narration sentence.
+fn cue_follows(rest: &str, cues: &[&str]) -> bool {
+    let rest = &rest[..rest.find(['.', '!', '?', ';']).unwrap_or(rest.len())];
+    let window: String = rest
+        .split_whitespace()
+        .take(6)
+        .collect::<Vec<_>>()
+        .join(" ");
+    cues.iter().any(|c| {
+        window.starts_with(c)
+            || (c.split(' ').count() == 1
+                && window
+                    .split(' ')
+                    .any(|w| w.trim_matches(|ch: char| !ch.is_alphanumeric()) == *c))
+    })
 }
 
 /// Byte ranges of a query's quoted words: from `: '` to the apostrophe that closes it (one
@@ -333,8 +389,6 @@ pub struct Cabin {
 /// Reads the cabin from a query (module doc: acting person).
 pub fn cabin(query: &str, people: &BTreeMap<String, UserId>) -> Cabin {
     let plain = query.to_lowercase();
-    // Who speaks by name; only when nobody does, who speaks by pronoun.
-    let named_speaker = named_with(&plain, people, SPEECH);
     let lower = resolve_pronouns(&plain, people);
     let first_named = mentions(&lower, people)
         .into_iter()
@@ -345,7 +399,7 @@ pub fn cabin(query: &str, people: &BTreeMap<String, UserId>) -> Cabin {
         driver: driving_with(&lower, people).or_else(|| named_with(&lower, people, DRIVER)),
         asked_for: asked_for(&lower, people, passenger.as_ref()),
         passenger,
-        speaker: named_speaker.or_else(|| named_with(&lower, people, SPEECH)),
+        speaker: speaker(&plain, &lower, people),
         first_named,
     }
 }
@@ -441,6 +495,30 @@ mod tests {
             cabin(q, &people).speaker.as_ref().map(UserId::as_str),
             Some("kevin")
         );
+    }
+
+    #[test]
+    fn the_speaker_who_speaks_of_themselves_acts() {
+        let people = user_ids(&[
+            "Kevin Lee".to_string(),
+            "Andrew Park".to_string(),
+            "Deborah Diaz".to_string(),
+            "Jack Thomas".to_string(),
+            "Samantha Robinson".to_string(),
+        ]);
+        let speaker = |q: &str| cabin(q, &people).speaker.map(|u| u.as_str().to_string());
+        // A question to the driver does not make its asker the one whose setting it is.
+        let q = "Andrew was driving Kevin. Kevin asked: 'Is the display comfortable for you?' Andrew replied: 'No, Deborah changed it. I need to put it back to where I like it.'";
+        assert_eq!(speaker(q).as_deref(), Some("andrew"));
+        // Words about the listener ("you like") do not speak for the one saying them.
+        let q = "Andrew said: 'It's stuffy.' Kevin replied: 'I know you like it cold.'";
+        assert_eq!(speaker(q).as_deref(), Some("andrew"));
+        // The object of "with" is not the subject of the verb that follows.
+        let q = "Jack Thomas got the car back. He sat in the driver's seat with Samantha and said: 'Back to my preference.'";
+        let c = cabin(q, &people);
+        assert_ne!(c.speaker.as_ref().map(UserId::as_str), Some("samantha"));
+        let any = parse_call(r#"f(value=1)"#).unwrap();
+        assert_eq!(c.acting(&any).unwrap().as_str(), "jack");
     }
 
     #[test]
