@@ -131,10 +131,18 @@ pub fn step(text: &str) -> Option<i64> {
         }
     }
     // A verb of direction with its amount after it ("turn it up 5 more", "lower it 5 more",
-    // "increase the leg support by one level"): a number followed by a unit or *more*/*less*,
-    // or a small-amount word.
+    // "increase the leg support by one level", "zoom out one level"): a number followed by a
+    // unit or *more*/*less*, or a small-amount word.
     for (i, word) in w.iter().enumerate() {
-        let Some(sign) = verb_sign(word) else {
+        // "zoom out" shows less detail: a lower zoom level; "zoom in" a higher one.
+        let zoom = (i > 0 && w[i - 1] == "zoom")
+            .then(|| match word.as_str() {
+                "in" => Some(1),
+                "out" => Some(-1),
+                _ => None,
+            })
+            .flatten();
+        let Some(sign) = verb_sign(word).or(zoom) else {
             continue;
         };
         let after: Vec<&str> = w[i + 1..].iter().take(6).map(String::as_str).collect();
@@ -196,6 +204,12 @@ mod tests {
             step("Restore my position, but increase the leg support by one level."),
             Some(1)
         );
+        assert_eq!(
+            step("I need to see the street names clearly, but zoom out one level."),
+            Some(-1)
+        );
+        assert_eq!(step("zoom in a little"), Some(1));
+        assert_eq!(step("Zoom in on the map."), None);
     }
 
     #[test]

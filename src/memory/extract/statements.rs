@@ -7,6 +7,11 @@
 //! level, and "there, 43 is a bit better." nearest the navigation volume. Read together, the
 //! two are one statement and one piece of evidence, in the speaker's words as said.
 //!
+//! The same holds the other way round: a sentence that states a habit without a number or a
+//! setting of its own ("That's my sweet spot for driving.") stays with the sentence before it
+//! when that one gives a number ("By the way, I need the seat backrest at 73 degrees
+//! exactly."), so the evidence says the value is a habit (`memory::usual`).
+//!
 //! Only a schema with integer settings joins anything (CarMem's has none, so its extraction is
 //! unchanged), and a sentence before that holds a number of its own is a statement of its own
 //! ("82 is too low. Let me bump it up to 84.": the correction rule, `memory::correction`,
@@ -44,10 +49,16 @@ pub fn statements(schema: &Schema, conversation: &Conversation) -> Vec<String> {
         for r in sentence_spans(text) {
             let s = &text[r.clone()];
             let joins = spans.last().is_some_and(|prev| {
-                number(s)
-                    && super::spoken_names(schema, s).is_empty()
-                    && !text[prev.clone()].chars().any(|c| c.is_ascii_digit())
-                    && !number(&text[prev.clone()])
+                let prev = &text[prev.clone()];
+                let unnamed = super::spoken_names(schema, s).is_empty();
+                // "Level 8 is good." after "I like the steering wheel warm."
+                let number_for_prev =
+                    number(s) && !prev.chars().any(|c| c.is_ascii_digit()) && !number(prev);
+                // "That's my sweet spot for driving." after "I need the backrest at 73."
+                let habit_of_prev = number(prev)
+                    && !s.chars().any(|c| c.is_ascii_digit())
+                    && crate::memory::usual::states_habit(s);
+                unnamed && (number_for_prev || habit_of_prev)
             });
             match spans.last_mut() {
                 Some(prev) if joins => prev.end = r.end,
@@ -83,6 +94,24 @@ mod tests {
             [
                 "I like the steering wheel warm in the mornings. Level 8 is good.",
                 "Let me just adjust the foot support... there, 43 is a bit better.",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_habit_said_of_a_number_stays_with_the_sentence_that_gives_it() {
+        let s = crate::schema::vehicle_for_tests();
+        let c = conversation(&[
+            "By the way, I need the seat backrest at 73 degrees exactly. That's my sweet spot for driving.",
+            "It's loud in here. I always hate that.",
+        ]);
+        // The second turn's habit follows no number: it stands alone.
+        assert_eq!(
+            statements(&s, &c),
+            [
+                "By the way, I need the seat backrest at 73 degrees exactly. That's my sweet spot for driving.",
+                "It's loud in here.",
+                "I always hate that.",
             ]
         );
     }
