@@ -6,8 +6,9 @@
 //! A later sentence takes over a typed offer (integer, flag, or a vehicle setting's choice)
 //! when it states a preference (passes the gate) or refers back to something said ("lower
 //! *it*", "make *that* 2": [`refers_back`]), offers nothing of its own, names a value of that
-//! setting's type, and its best category is that setting or no other offered one. Pure: the
-//! caller passes what the sentence names.
+//! setting's type and no other setting by its name ("My legs are tired." is not corrected by
+//! "Raise the cushion extension to 50."), and its best category is that setting or no other
+//! offered one. Pure: the caller passes what the sentence names.
 
 use super::extract::Candidate;
 use crate::schema::DetailId;
@@ -42,7 +43,7 @@ pub fn refers_back(sentence: &str) -> bool {
 /// Moves each typed offer to the last later sentence that corrects it; an offer whose own
 /// sentence states a habit and names a value stays too, before the correction. `typed(d)`
 /// says whether the detail is typed (its values can be read without the LLM); `names(d, i)`
-/// whether sentence `i` names a value of detail `d`'s type.
+/// whether sentence `i` names a value of detail `d`'s type and names no other setting.
 pub fn follow(
     offered: Vec<Candidate>,
     sentences: &[Sentence],

@@ -288,8 +288,14 @@ impl Models {
                 _ => false,
             }
         };
-        let names = |d, i: usize| {
+        let names = |d: DetailId, i: usize| {
             let detail = schema.detail(d);
+            // A sentence that names another setting by its name ("Raise the cushion extension
+            // to 50." after "My legs are tired.") sets that one, not this.
+            let spoken = extract::spoken_names(schema, &sentences[i]);
+            if !spoken.is_empty() && !spoken.contains(&d.index()) {
+                return false;
+            }
             match detail.kind {
                 ValueKind::Integer | ValueKind::Flag => {
                     !typed::named(detail, &sentences[i]).is_empty()

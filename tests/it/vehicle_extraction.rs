@@ -158,3 +158,20 @@ fn a_number_is_read_with_the_sentence_that_says_its_setting() {
         "{stored:?}"
     );
 }
+
+#[test]
+fn a_correction_that_names_another_setting_does_not_set_this_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    // "I want the leg support up" offers the foot support; the number comes in a sentence
+    // that names the cushion extension. Before, the correction rule moved the foot support's
+    // offer there and stored the foot support at 50.
+    let stored = said(
+        &m,
+        "My legs are tired. I want the leg support up. Raise the cushion extension to 50.",
+    );
+    assert!(
+        stored.iter().all(|(k, _)| k == "seat_cushion_extension"),
+        "{stored:?}"
+    );
+}

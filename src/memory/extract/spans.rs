@@ -97,9 +97,11 @@ pub fn spans(sentence: &str) -> Vec<String> {
     out
 }
 
-/// The [`spans`] of a sentence that are names: every word capitalised or a number, at least
-/// one capitalised, not the sentence's first word alone ("Then", "Play"), and whole (not "Blue
-/// Sky" of "Mr Blue Sky", nor "Bayern" of "Bayern 3").
+/// The [`spans`] of a sentence that are names: every word capitalised or a number (an ordinal,
+/// "5th", is one), "of" or "on" allowed between two ("Bank of America", "the Warehouse on 5th
+/// Street"), at least one capitalised, not across a comma or other mark between clauses
+/// ("Okay, Administrative Building" is two), not the sentence's first word alone ("Then",
+/// "Play"), and whole (not "Blue Sky" of "Mr Blue Sky", nor "Bayern" of "Bayern 3").
 pub fn proper_names(sentence: &str) -> Vec<String> {
     let all = name_spans(sentence);
     all.iter()
@@ -118,18 +120,28 @@ fn name_spans(sentence: &str) -> Vec<String> {
         .next()
         .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
         .unwrap_or("");
-    spans(sentence)
-        .into_iter()
-        .filter(|span| {
+    let mut out: Vec<String> = Vec::new();
+    for clause in sentence.split([',', ';', ':', '(', ')', '"', '\u{2014}', '\u{2013}']) {
+        for span in spans(clause) {
             let words: Vec<&str> = span.split(' ').collect();
             let capital = |w: &&str| w.chars().next().is_some_and(char::is_uppercase);
-            let number = |w: &&str| w.chars().all(|c| c.is_ascii_digit());
-            words.iter().all(|w| capital(w) || number(w))
+            let number = |w: &&str| {
+                let digits = w.trim_end_matches(['s', 't', 'n', 'd', 'r', 'h']);
+                !digits.is_empty()
+                    && digits.chars().all(|c| c.is_ascii_digit())
+                    && matches!(&w[digits.len()..], "" | "st" | "nd" | "rd" | "th")
+            };
+            let linking = |w: &&str| matches!(*w, "of" | "on");
+            let name = words.iter().all(|w| capital(w) || number(w) || linking(w))
                 && words.iter().any(capital)
                 && !(words.len() == 1 && words[0] == first)
-                && words != ["I"]
-        })
-        .collect()
+                && words != ["I"];
+            if name && !out.contains(&span) {
+                out.push(span);
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -143,6 +155,18 @@ mod tests {
         assert_eq!(
             proper_names("And play something from Fleetwood Mac."),
             ["Fleetwood Mac"]
+        );
+        assert_eq!(
+            proper_names("Mark, I need to visit the Warehouse on 5th Street next week."),
+            ["Warehouse on 5th Street"]
+        );
+        assert_eq!(
+            proper_names("Okay, Administrative Building, Room 204."),
+            ["Administrative Building", "Room 204"]
+        );
+        assert_eq!(
+            proper_names("Take me to the Bank of America."),
+            ["Bank of America"]
         );
         // The sentence's first word alone and "I" are no names.
         assert!(proper_names("Then I want jazz.").is_empty());
