@@ -378,6 +378,33 @@ impl Models {
                 Counters::add(&self.counters.groups_without_llm, 1);
                 return Ok((format!(" {v}\n"), vec![1.0], 0));
             }
+            // Several known values said in full ("podcasts that focus on entertainment, like
+            // ... showbiz news": Entertainment and News): the user said each of them, so the
+            // model only picks which one the sentence is about. `none` is not among its
+            // answers: whether the sentence states a preference was the gate's and the offer
+            // decision's call (the 270M model scored `none` first for that sentence).
+            if named.len() >= 2
+                && d.call.is_none()
+                && shrugged.is_empty()
+                && matches!(d.kind, ValueKind::Choice | ValueKind::Text)
+            {
+                let options: Vec<String> = named.iter().map(|v| format!(" {v}")).collect();
+                let llm = self.load_llm()?;
+                let tl = Instant::now();
+                Counters::add(&self.counters.extract_llm, 1);
+                let choice = llm.choose(request.clone(), options.clone())?;
+                Counters::time(&self.counters.extract_llm_us, tl);
+                if let Some(c) = choice {
+                    let conf = vec![confidence::of_choice(&c.probs, c.index)];
+                    let text = format!("{}\n", options[c.index]);
+                    let mut answers = lock(&self.answers);
+                    if answers.len() >= ANSWER_CACHE {
+                        answers.clear();
+                    }
+                    answers.insert(key, (text.clone(), conf.clone()));
+                    return Ok((text, conf, 0));
+                }
+            }
         }
         tracing::debug!(
             details = ?offered.iter().map(|c| self.schema.detail(c.detail).key.as_str()).collect::<Vec<_>>(),

@@ -109,6 +109,34 @@ fn a_value_the_user_names_is_stored_in_their_words_not_a_catalogue_neighbour() {
 }
 
 #[test]
+fn a_sentence_saying_two_known_values_in_full_stores_one_of_them() {
+    // "technology" and "news" are both podcast genres said in full: the model picks which one
+    // the sentence is about; it does not get to answer `none` after the gate and the offer
+    // decision found a preference (it did, for this sentence and for one of this shape in
+    // CarMem dev, and nothing was stored).
+    let dir = tempdir().unwrap();
+    let m = open(dir.path());
+    let u = user("driver");
+    let c = conv(&[
+        ("user", "Put a podcast on for the drive."),
+        ("assistant", "Sure. Any particular kind?"),
+        (
+            "user",
+            "I generally enjoy podcasts about technology, like gadget reviews, app launches and tech industry news.",
+        ),
+    ]);
+    let out = m.remember(&u, &c).unwrap();
+    let genres = m.schema().detail_by_key("favorite_podcast_genres").unwrap();
+    let got: Vec<&str> = out
+        .iter()
+        .filter(|o| o.preference.detail == genres)
+        .map(|o| o.preference.attribute.as_str())
+        .collect();
+    assert_eq!(got.len(), 1, "{out:?}");
+    assert!(["Technology", "News"].contains(&got[0]), "{out:?}");
+}
+
+#[test]
 fn eval_cases_scores_the_general_case_format() {
     let dir = tempdir().unwrap();
     let cases = dir.path().join("cases.jsonl");
