@@ -51,6 +51,14 @@ const TASTE_VERBS: &[&str] = &[
     "wants", "likes", "loves", "prefers", "needs", "hates", "dislikes", "enjoys", "adores",
     "can't", "doesn't", "does", "finds", "keeps",
 ];
+/// Verbs by which someone else's opinion is reported ("Jenny reckons the new Aldi is cheaper").
+const OPINION_VERBS: &[&str] = &[
+    "reckons", "thinks", "says", "said", "swears", "insists", "believes", "claims",
+];
+/// Third persons that are no one in the car ("It keeps the cabin cool", "That does it").
+const NOT_PEOPLE: &[&str] = &[
+    "it", "this", "that", "what", "which", "who", "there", "here",
+];
 /// What opens a noun phrase naming one of [`OTHERS`].
 const DETERMINERS: &[&str] = &["my", "our", "the", "his", "her", "their"];
 
@@ -59,7 +67,8 @@ const DETERMINERS: &[&str] = &["my", "our", "the", "his", "her", "their"];
 /// [`OTHERS`] behind a determiner, or with their
 /// possessive ("My wife loves Thai food", "The kids keep asking for Taylor Swift", "My
 /// colleague's vegetarian") and the speaker is not part of it ("My wife and I love Thai food"
-/// is the speaker's too).
+/// is the speaker's too), or with a name and a verb of taste or opinion in the third person
+/// ("Jenny reckons the new Aldi is cheaper", "Tom loves that station").
 pub fn about_someone_else(sentence: &str) -> bool {
     let words: Vec<String> = sentence
         .split_whitespace()
@@ -89,7 +98,26 @@ pub fn about_someone_else(sentence: &str) -> bool {
                 "also" | "always" | "usually" | "really" | "just"
             )
         });
-        return verb.is_some_and(|v| TASTE_VERBS.contains(&v.as_str()));
+        return verb.is_some_and(|v| third_person_verb(v));
+    }
+    // "Jenny reckons ...", "Tom loves ...": a capitalised word that is no pronoun, then a verb
+    // of taste or opinion in the third person singular, which neither "I" nor an imperative
+    // takes.
+    let raw: Vec<&str> = sentence.split_whitespace().collect();
+    if let (Some(first), Some(verb)) = (raw.get(i), words.get(i + 1)) {
+        let named = first.chars().next().is_some_and(char::is_uppercase)
+            && first.chars().all(|c| c.is_alphabetic() || c == '-')
+            && !NOT_PEOPLE.contains(&words[i].as_str())
+            && !DETERMINERS.contains(&words[i].as_str())
+            && words[i] != "i";
+        // Not "does", "keeps", "finds": "Jazz does it for me", "Coffee keeps me awake".
+        let taste = matches!(
+            verb.as_str(),
+            "wants" | "likes" | "loves" | "prefers" | "hates" | "dislikes" | "enjoys" | "adores"
+        );
+        if named && (taste || OPINION_VERBS.contains(&verb.as_str())) {
+            return true;
+        }
     }
     if !words
         .get(i)
@@ -115,6 +143,11 @@ pub fn about_someone_else(sentence: &str) -> bool {
     !with_me
 }
 
+/// A verb of taste or opinion in the third person singular ("loves", "reckons").
+fn third_person_verb(word: &str) -> bool {
+    TASTE_VERBS.contains(&word) || OPINION_VERBS.contains(&word)
+}
+
 #[cfg(test)]
 mod tests {
     use super::about_someone_else;
@@ -128,6 +161,15 @@ mod tests {
         assert!(about_someone_else(
             "She also wants the HUD brightness at 10 during daytime."
         ));
+        assert!(about_someone_else(
+            "Jenny reckons the new Aldi is cheaper than Tesco."
+        ));
+        assert!(about_someone_else("Tom loves that station."));
+        assert!(about_someone_else("She says the seats are too hard."));
+        assert!(!about_someone_else("Jazz is my favourite."));
+        assert!(!about_someone_else("It keeps the cabin cool."));
+        assert!(!about_someone_else("Jazz does it for me."));
+        assert!(!about_someone_else("Play something Tom likes."));
         assert!(!about_someone_else("My wife and I love Thai food."));
         assert!(!about_someone_else("I love Thai food, my wife does too."));
         assert!(!about_someone_else("My favourite is Thai."));
