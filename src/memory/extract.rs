@@ -23,7 +23,7 @@ mod spans;
 mod statements;
 mod subject;
 
-pub use mood::supposes;
+pub use mood::{only_now, supposes};
 pub use names::{names_before_lists, names_first, said_value_first, spoken_names};
 pub use prompt::{prompt, prompt_prefix};
 use spans::referents;

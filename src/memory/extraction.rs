@@ -145,13 +145,17 @@ impl Models {
 
     /// Which sentences pass the gate: those it scores above its threshold whose subject is the
     /// speaker ("My wife loves Thai food" is about someone else: [`extract::about_someone_else`])
-    /// and that do not ask about a supposed situation ("What if I put premium in?":
-    /// [`extract::supposes`]).
+    /// and that neither ask about a supposed situation ("What if I put premium in?":
+    /// [`extract::supposes`]) nor limit their wish to the moment ("Make the lights red, just for
+    /// tonight": [`extract::only_now`]).
     fn passing(&self, gate: &[f32], sentences: &[String]) -> Vec<bool> {
         gate.iter()
             .zip(sentences)
             .map(|(&p, s)| {
-                self.gate.passes(p) && !extract::about_someone_else(s) && !extract::supposes(s)
+                self.gate.passes(p)
+                    && !extract::about_someone_else(s)
+                    && !extract::supposes(s)
+                    && !extract::only_now(s)
             })
             .collect()
     }

@@ -1,6 +1,7 @@
 //! What a sentence does besides stating: "If we drove to Italy this summer, would I need a
 //! vignette?" supposes a situation and asks about it; it states no preference, however close its
 //! words come to one ("What if I put premium in instead of regular?" is no fuel preference).
+//! Nor does a wish its speaker limits to the moment ("Make the lights red, just for tonight").
 
 /// Words that open a supposition: "if", "what if", "suppose", "supposing", "imagine", "say" (not
 /// "say," as a call for attention: "Say, could you put on some jazz?").
@@ -36,9 +37,88 @@ pub fn supposes(sentence: &str) -> bool {
     SUPPOSING.contains(&opener.as_str()) && !first.ends_with(',')
 }
 
+/// Whether the sentence limits what it asks to this moment: "just for tonight", "just for this
+/// drive", "only this time", "just this once", or "for a sec" / "for a minute" closing a clause
+/// ("Switch over to BBC Radio 2 for a sec, I want the travel news"; not "I can't be offline
+/// even for a minute", nor "for a second opinion"). A lasting preference is not said with an
+/// end date; a time of day said as a condition ("at night", "in the mornings") is no limit.
+pub fn only_now(sentence: &str) -> bool {
+    let lower = sentence.to_lowercase().replace('\u{2019}', "'");
+    let words: Vec<&str> = lower
+        .split(|c: char| c.is_whitespace())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let bare = |w: &str| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string();
+    let b: Vec<String> = words.iter().map(|w| bare(w)).collect();
+    let at = |i: usize| b.get(i).map_or("", String::as_str);
+    const OCCASIONS: &[&str] = &["now", "today", "tonight", "once"];
+    const THIS: &[&str] = &[
+        "trip",
+        "drive",
+        "ride",
+        "journey",
+        "time",
+        "once",
+        "morning",
+        "afternoon",
+        "evening",
+    ];
+    for i in 0..b.len() {
+        // "just for tonight", "only for today", "just for this drive"
+        if matches!(at(i), "just" | "only") && at(i + 1) == "for" {
+            if OCCASIONS.contains(&at(i + 2)) || at(i + 2) == "this" && THIS.contains(&at(i + 3)) {
+                return true;
+            }
+        }
+        // "just this once", "only this time", "this one time"
+        if matches!(at(i), "just" | "only") && at(i + 1) == "this" && THIS.contains(&at(i + 2)) {
+            return true;
+        }
+        if at(i) == "this" && at(i + 1) == "one" && at(i + 2) == "time" {
+            return true;
+        }
+        // "for a sec" closing its clause, not after "even"
+        if at(i) == "for"
+            && at(i + 1) == "a"
+            && matches!(at(i + 2), "sec" | "second" | "moment" | "minute")
+            && (i == 0 || at(i - 1) != "even")
+        {
+            let closes = words[i + 2]
+                .chars()
+                .last()
+                .is_some_and(|c| !c.is_alphanumeric())
+                || i + 3 == b.len();
+            if closes {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
-    use super::supposes;
+    use super::{only_now, supposes};
+
+    #[test]
+    fn a_wish_limited_to_the_moment_states_nothing_lasting() {
+        assert!(only_now("Make the lights red, just for tonight."));
+        assert!(only_now(
+            "Switch over to BBC Radio 2 for a sec, I want to catch the travel news."
+        ));
+        assert!(only_now("Skip the motorway just this once."));
+        assert!(only_now("Warmer please, only for this drive."));
+        assert!(only_now("Blast the AC for a minute"));
+        assert!(!only_now(
+            "I need a charging station with Wi-Fi, I can't be offline even for a minute."
+        ));
+        assert!(!only_now("Flag ambiguous cases for a second opinion."));
+        assert!(!only_now("I like the lights dimmed at night."));
+        assert!(!only_now("For now, find me a charger with a place to sit."));
+        assert!(!only_now(
+            "I always listen to jazz, just for the mood of it."
+        ));
+    }
 
     #[test]
     fn a_question_about_a_supposed_situation_states_nothing() {
