@@ -387,6 +387,34 @@ impl Models {
             // model only picks which one the sentence is about. `none` is not among its
             // answers: whether the sentence states a preference was the gate's and the offer
             // decision's call (the 270M model scored `none` first for that sentence).
+            // A category of names (free text) whose value the user's words give by a name
+            // ("BBC Radio 2 is about the only station I ever listen to"; "They're my
+            // all-time favourite band" after "play something from Fleetwood Mac"), naming no
+            // known value and turning the name down nowhere: the name is the value, as a known
+            // value said in full is (the 270M model answered `none` to both).
+            let named = if named.is_empty()
+                && d.kind == ValueKind::Text
+                && d.call.is_none()
+                && extract::named_choices(&self.schema, only, sentences).is_empty()
+            {
+                // Not a known value of another category ("make sure it's an AC charging
+                // station" offered to the charging network: AC is a type of charging).
+                let names: Vec<String> = extract::said_names(sentences, only.sentence)
+                    .into_iter()
+                    .filter(|n| !self.schema.is_known_value(n))
+                    .collect();
+                if names.iter().any(|n| values::turns_down(evidence, n)) {
+                    Vec::new()
+                } else {
+                    names
+                }
+            } else {
+                named
+            };
+            if let [v] = named.as_slice() {
+                Counters::add(&self.counters.groups_without_llm, 1);
+                return Ok((format!(" {v}\n"), vec![1.0], 0));
+            }
             if named.len() >= 2
                 && d.call.is_none()
                 && shrugged.is_empty()

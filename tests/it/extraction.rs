@@ -137,6 +137,40 @@ fn a_sentence_saying_two_known_values_in_full_stores_one_of_them() {
 }
 
 #[test]
+fn a_name_the_user_says_is_the_value_even_when_it_shares_a_word_with_the_catalogue() {
+    // "Radio X" shares "Radio" with catalogue stations ("RhythmRise Radio"): the value is the
+    // name said, and the model does not veto it; a sentence that points back ("They've been
+    // my favourite band") takes the name from the sentence before it.
+    let dir = tempdir().unwrap();
+    let m = open(dir.path());
+    let u = user("driver");
+    let c = conv(&[
+        ("user", "Put on Radio X."),
+        ("assistant", "Radio X is on."),
+        (
+            "user",
+            "Cheers. Honestly, Radio X is the only station I ever have on in the car.",
+        ),
+        ("assistant", "Noted."),
+        (
+            "user",
+            "Later, play something by The Cure. They've been my favourite band since school.",
+        ),
+    ]);
+    let out = m.remember(&u, &c).unwrap();
+    let value_of = |key: &str| {
+        let d = m.schema().detail_by_key(key).unwrap();
+        out.iter()
+            .filter(|o| o.preference.detail == d)
+            .map(|o| o.preference.attribute.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(value_of("preferred_radio_station"), ["Radio X"], "{out:?}");
+    let band = value_of("favorite_artists_bands");
+    assert!(band.len() == 1 && band[0].contains("Cure"), "{out:?}");
+}
+
+#[test]
 fn eval_cases_scores_the_general_case_format() {
     let dir = tempdir().unwrap();
     let cases = dir.path().join("cases.jsonl");

@@ -19,7 +19,7 @@ const FUNCTION_WORDS: &[&str] = &[
 /// Words by which a sentence points back at something said before it ("They're my favourite
 /// band", "It's my station").
 const BACK_REFERENCES: &[&str] = &[
-    "it", "it's", "its", "they", "they're", "them", "that", "this", "there", "those",
+    "it", "it's", "its", "they", "they're", "they've", "them", "that", "this", "there", "those",
 ];
 
 /// The earlier sentences a free-text value can come from when the evidence points back at
