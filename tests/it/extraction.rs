@@ -171,6 +171,37 @@ fn a_name_the_user_says_is_the_value_even_when_it_shares_a_word_with_the_catalog
 }
 
 #[test]
+fn a_habit_that_says_it_is_read_with_the_sentence_it_points_at() {
+    // "I always want it on low" alone was placed at the fan speed; read with the sentence
+    // before it, it is the seat heating.
+    let dir = tempdir().unwrap();
+    let m = open(dir.path());
+    let u = user("driver");
+    let c = conv(&[
+        (
+            "user",
+            "Cheers. And the seat heating on low. I always want it on low, more than that and I sweat.",
+        ),
+        ("assistant", "Done."),
+    ]);
+    let out = m.remember(&u, &c).unwrap();
+    let got: Vec<(String, String)> = out
+        .iter()
+        .map(|o| {
+            (
+                m.schema().detail(o.preference.detail).key.clone(),
+                o.preference.attribute.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [("seat_heating_preferences".to_string(), "Low".to_string())],
+        "{out:?}"
+    );
+}
+
+#[test]
 fn eval_cases_scores_the_general_case_format() {
     let dir = tempdir().unwrap();
     let cases = dir.path().join("cases.jsonl");

@@ -19,8 +19,20 @@ const FUNCTION_WORDS: &[&str] = &[
 /// Words by which a sentence points back at something said before it ("They're my favourite
 /// band", "It's my station").
 const BACK_REFERENCES: &[&str] = &[
-    "it", "it's", "its", "they", "they're", "they've", "them", "that", "this", "there", "those",
+    "it", "it's", "its", "they", "they're", "they've", "them", "that", "that's", "this", "there",
+    "those",
 ];
+
+/// Whether a sentence points back at what was said before it ("it", "they're", "that", ...).
+pub(super) fn points_back(s: &str) -> bool {
+    s.split_whitespace().any(|w| {
+        let w = w
+            .trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '\u{2019}')
+            .to_lowercase()
+            .replace('\u{2019}', "'");
+        BACK_REFERENCES.contains(&w.as_str())
+    })
+}
 
 /// The earlier sentences a free-text value can come from when the evidence points back at
 /// what was said before it and names nothing itself ("Play some Fleetwood Mac. They're my
@@ -28,15 +40,6 @@ const BACK_REFERENCES: &[&str] = &[
 /// sentence names something itself when a word other than its first (and "I") is
 /// capitalised.
 pub(super) fn referents(sentences: &[String], at: usize) -> Vec<&str> {
-    let points_back = |s: &str| {
-        s.split_whitespace().any(|w| {
-            let w = w
-                .trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '\u{2019}')
-                .to_lowercase()
-                .replace('\u{2019}', "'");
-            BACK_REFERENCES.contains(&w.as_str())
-        })
-    };
     let names_itself = |s: &str| {
         s.split_whitespace().skip(1).any(|w| {
             let w = w.trim_matches(|c: char| !c.is_alphanumeric());
@@ -113,8 +116,23 @@ pub fn proper_names(sentence: &str) -> Vec<String> {
         .collect()
 }
 
-/// Every name span of a sentence ([`proper_names`] before keeping the whole ones).
-fn name_spans(sentence: &str) -> Vec<String> {
+/// Every name span of a text ([`proper_names`] before keeping the whole ones), sentence by
+/// sentence: a statement of two ("Good. Remember that, 68 degrees is how I like it") holds no
+/// name "Good Remember".
+fn name_spans(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for r in crate::conversation::sentence_spans(text) {
+        for n in sentence_name_spans(&text[r]) {
+            if !out.contains(&n) {
+                out.push(n);
+            }
+        }
+    }
+    out
+}
+
+/// The name spans of one sentence.
+fn sentence_name_spans(sentence: &str) -> Vec<String> {
     let first = sentence
         .split_whitespace()
         .next()
@@ -151,6 +169,8 @@ mod tests {
     #[test]
     fn names_are_whole_capitalised_runs() {
         assert_eq!(proper_names("Can you put Bayern 3 on?"), ["Bayern 3"]);
+        // A statement of two sentences: no name runs across the full stop.
+        assert!(proper_names("Good. Remember that, 68 degrees is how I like it.").is_empty());
         assert_eq!(proper_names("Play Mr. Blue Sky."), ["Mr Blue Sky"]);
         assert_eq!(
             proper_names("And play something from Fleetwood Mac."),

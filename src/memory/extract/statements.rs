@@ -12,8 +12,13 @@
 //! when that one gives a number ("By the way, I need the seat backrest at 73 degrees
 //! exactly."), so the evidence says the value is a habit (`memory::usual`).
 //!
-//! Only a schema with integer settings joins anything (CarMem's has none, so its extraction is
-//! unchanged), and a sentence before that holds a number of its own is a statement of its own
+//! And in any schema, a sentence that states a habit and refers back by a personal pronoun,
+//! naming nothing itself ("I always have it on high, my back's not what it was."), stays with
+//! the sentence before it in its turn ("Oh, and the seat heater on high."): alone, MiniLM
+//! cannot tell what "it" is, and the pair is one statement of one preference.
+//!
+//! The number rules join only in a schema with integer settings (CarMem's has none), and a
+//! sentence before that holds a number of its own is a statement of its own
 //! ("82 is too low. Let me bump it up to 84.": the correction rule, `memory::correction`,
 //! takes the later one). A sentence that names its setting by a word few settings share
 //! ("ventilation") stands alone; one that names it only by words many share ("Set the seat
@@ -58,7 +63,13 @@ pub fn statements(schema: &Schema, conversation: &Conversation) -> Vec<String> {
                 let habit_of_prev = number(prev)
                     && !s.chars().any(|c| c.is_ascii_digit())
                     && crate::memory::usual::states_habit(s);
-                unnamed && (number_for_prev || habit_of_prev)
+                // "I always have it on high." after "Oh, and the seat heater on high.": a habit
+                // that points back and names nothing itself says what the sentence before it
+                // is about (any schema).
+                let habit_pointing_back = crate::memory::usual::states_habit(s)
+                    && refers_to_prev(s)
+                    && super::proper_names(s).is_empty();
+                unnamed && (number_for_prev || habit_of_prev || habit_pointing_back)
             });
             match spans.last_mut() {
                 Some(prev) if joins => prev.end = r.end,
@@ -68,6 +79,28 @@ pub fn statements(schema: &Schema, conversation: &Conversation) -> Vec<String> {
         out.extend(spans.into_iter().map(|r| text[r].to_string()));
     }
     out
+}
+
+/// Whether a sentence refers to the thing the sentence before it is about by a personal
+/// pronoun ("I always have it on high", "I always want them warm") or opens with "That's"
+/// ("That's what I always have, all year round"); not "those", "this", "there", nor a relative
+/// "that" ("a soft blue that's easy on the eye").
+fn refers_to_prev(s: &str) -> bool {
+    let words: Vec<String> = s
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '\u{2019}')
+                .to_lowercase()
+                .replace('\u{2019}', "'")
+        })
+        .collect();
+    words.first().is_some_and(|w| w == "that's")
+        || words.iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "it" | "it's" | "them" | "they" | "they're" | "they've"
+            )
+        })
 }
 
 #[cfg(test)]
@@ -112,6 +145,30 @@ mod tests {
                 "By the way, I need the seat backrest at 73 degrees exactly. That's my sweet spot for driving.",
                 "It's loud in here.",
                 "I always hate that.",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_habit_that_points_back_stays_with_the_sentence_it_is_about() {
+        // Any schema: CarMem's has no integer setting.
+        let s = crate::schema::Schema::embedded();
+        let c = conversation(&[
+            "Oh, and the seat heater on high. I always have it on high, my back's not what it was.",
+            "And 20 degrees. That's what I always have, all year round.",
+            "I'd like a cool light. I prefer a soft blue that's easy on the eye.",
+            "Find me parking. I prefer those with a roof.",
+        ]);
+        assert_eq!(
+            statements(&s, &c),
+            [
+                "Oh, and the seat heater on high. I always have it on high, my back's not what it was.",
+                "And 20 degrees. That's what I always have, all year round.",
+                // A relative "that" and "those" point at nothing said before.
+                "I'd like a cool light.",
+                "I prefer a soft blue that's easy on the eye.",
+                "Find me parking.",
+                "I prefer those with a roof.",
             ]
         );
     }
