@@ -395,15 +395,6 @@ impl Schema {
         &self.details[usize::from(id.0)]
     }
 
-    /// Whether `text` is, ignoring case, a known value of some detail ("AC" of a type of
-    /// charging).
-    pub fn is_known_value(&self, text: &str) -> bool {
-        let text = text.trim();
-        self.details
-            .iter()
-            .any(|d| d.attributes.iter().any(|a| a.eq_ignore_ascii_case(text)))
-    }
-
     /// The detail whose stable key is `key`.
     pub fn detail_by_key(&self, key: &str) -> Option<DetailId> {
         self.details.iter().find(|d| d.key == key).map(|d| d.id)

@@ -24,10 +24,11 @@ mod statements;
 mod subject;
 
 pub use mood::{only_now, supposes};
+use names::names_another;
 pub use names::{names_before_lists, names_first, said_value_first, spoken_names};
 pub use prompt::{prompt, prompt_prefix};
 use spans::referents;
-pub use spans::{proper_names, spans};
+pub use spans::{proper_names, said_names, spans};
 pub use statements::statements;
 pub use subject::about_someone_else;
 
@@ -380,7 +381,7 @@ pub fn named_choices(schema: &Schema, offered: &Candidate, sentences: &[String])
         return shrugged.iter().map(|v| v.to_string()).collect();
     }
     let named = named_values(schema, offered.detail, sentences);
-    if names_another(schema, offered, sentences, &named) {
+    if names_another(schema, offered.detail, offered.sentence, sentences, &named) {
         return Vec::new();
     }
     let mut out: Vec<String> = named.iter().map(|v| v.to_string()).collect();
@@ -400,60 +401,6 @@ pub fn named_choices(schema: &Schema, offered: &Candidate, sentences: &[String])
         out.extend(turned.iter().map(|v| format!("{NOT}{v}")));
     }
     out
-}
-
-/// Whether the user's words name something else than the free-text values they half name:
-/// "BBC Radio 2 is about the only station I ever listen to" shares "Radio" with the catalogue's
-/// "RhythmRise Radio", but the name said is another one, and the value is the user's
-/// ("Values in the user's words": a catalogue neighbour is a false memory). A value said in
-/// full, or a name that holds only words of the half-named values ("RhythmRise" of "RhythmRise
-/// Radio"), keeps the catalogue.
-fn names_another(
-    schema: &Schema,
-    offered: &Candidate,
-    sentences: &[String],
-    named: &[&str],
-) -> bool {
-    let d = schema.detail(offered.detail);
-    if d.kind != ValueKind::Text || named.is_empty() {
-        return false;
-    }
-    if !values::wholly_named(schema, offered.detail, sentences).is_empty() {
-        return false;
-    }
-    let said: std::collections::HashSet<String> =
-        sentences.iter().flat_map(|s| values::stems(s)).collect();
-    let names: Vec<Vec<String>> = said_names(sentences, offered.sentence)
-        .iter()
-        .map(|n| values::stems(n))
-        .collect();
-    // Every half-named value is explained by a name: the words of it that were said are all in
-    // one name, which also has words of its own ("BBC Radio 2" for "RhythmRise Radio"; not
-    // "Celsius" for "25 degree Celcius", whose said words are "25 degree").
-    named.iter().all(|v| {
-        let words = values::stems(v);
-        let heard: Vec<&String> = words.iter().filter(|w| said.contains(*w)).collect();
-        names
-            .iter()
-            .any(|n| heard.iter().all(|w| n.contains(w)) && n.iter().any(|w| !words.contains(w)))
-    })
-}
-
-/// The names ([`proper_names`]) of the evidence sentence, or of the sentences it points back
-/// to when it names nothing itself ("They're my favourite band" after "Put on Fleetwood Mac").
-pub fn said_names(sentences: &[String], at: usize) -> Vec<String> {
-    let mut names = sentences
-        .get(at)
-        .map(|s| proper_names(s))
-        .unwrap_or_default();
-    for earlier in referents(sentences, at) {
-        for n in proper_names(earlier) {
-            if !names.contains(&n) {
-                names.push(n);
-            }
-        }
-    }
-    names
 }
 
 /// What the model chooses among (with `none`) in one forward pass for one offered category:

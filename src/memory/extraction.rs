@@ -5,12 +5,15 @@
 
 use std::time::Instant;
 
+mod said;
+
 use super::counters::Counters;
 use super::extract::{self, Candidate, Extracted};
 use super::{confidence, correction, lock, typed, values, MemoryError, Models};
 use crate::conversation::Conversation;
 use crate::llm::Request;
 use crate::schema::{DetailId, DetailSet, ValueKind};
+use said::Said;
 /// The result of extraction on one conversation.
 #[derive(Debug, Clone)]
 pub struct Extraction {
@@ -326,117 +329,13 @@ impl Models {
             Counters::add(&self.counters.groups_without_llm, 1);
             return Ok((text, conf, 0));
         }
-        // A typed detail (integer, flag) whose one value the sentence names: the gate already
-        // judged the sentence a preference and there is no other value to weigh, so the model
-        // is not asked (the 270M model often answers `none` to a bare small number). The same
-        // holds for a vehicle setting's enum (a choice detail with a vehicle call), or its free
-        // text with example values (a colour), whose one value the sentence names and does not
-        // turn down (a negation elsewhere, "switch to outside", is no refusal of it). Any other
-        // category with known values skips the model only when the sentence says every word of
-        // one ("make sure it's an entertainment podcast" is Entertainment; the 270M model scored
-        // `none` above it): half the words ("the radio" of "RhythmRise Radio") still ask, and the
-        // model's `none` keeps the catalogue neighbour out. And a shrug at a category
-        // with one does-not-matter value has that value (the 270M model scores `none` above
-        // "Indifferent to Covered Parking" for "I'm indifferent to covered parking").
-        if let [only] = offered {
-            let d = self.schema.detail(only.detail);
-            let evidence = &sentences[only.sentence];
-            let shrugged = values::shrugged_values(&self.schema, only.detail, evidence);
-            let named: Vec<String> = match d.kind {
-                _ if !shrugged.is_empty() => shrugged.iter().map(|v| v.to_string()).collect(),
-                ValueKind::Integer | ValueKind::Flag => typed::named(d, evidence),
-                ValueKind::Choice | ValueKind::Text if !d.attributes.is_empty() => {
-                    let one = std::slice::from_ref(evidence);
-                    let named = if d.call.is_some() {
-                        values::named_values(&self.schema, only.detail, one)
-                    } else {
-                        values::wholly_named(&self.schema, only.detail, one)
-                    };
-                    let named: Vec<String> = named.iter().map(|v| v.to_string()).collect();
-                    // Not one the sentence turns down ("not the green"): the model weighs that.
-                    if named.iter().any(|v| values::turns_down(evidence, v)) {
-                        Vec::new()
-                    } else {
-                        named
-                    }
-                }
-                _ => Vec::new(),
-            };
-            // A category whose one stance is its only value besides "does not matter" (covered
-            // parking: Yes): a sentence the gate and the offer decision found stating a
-            // preference in it, that names nothing, neither shrugs nor negates, takes that
-            // stance ("Find me a covered parking spot, I prefer to keep the car out of the
-            // sun"; the 270M model answered `none`).
-            let named = match values::only_stance(&self.schema, only.detail) {
-                Some(v)
-                    if named.is_empty()
-                        && d.kind == ValueKind::Choice
-                        && d.call.is_none()
-                        && !values::negates(evidence) =>
-                {
-                    vec![v.to_string()]
-                }
-                _ => named,
-            };
-            if let [v] = named.as_slice() {
-                Counters::add(&self.counters.groups_without_llm, 1);
-                return Ok((format!(" {v}\n"), vec![1.0], 0));
-            }
-            // Several known values said in full ("podcasts that focus on entertainment, like
-            // ... showbiz news": Entertainment and News): the user said each of them, so the
-            // model only picks which one the sentence is about. `none` is not among its
-            // answers: whether the sentence states a preference was the gate's and the offer
-            // decision's call (the 270M model scored `none` first for that sentence).
-            // A category of names (free text) whose value the user's words give by a name
-            // ("BBC Radio 2 is about the only station I ever listen to"; "They're my
-            // all-time favourite band" after "play something from Fleetwood Mac"), naming no
-            // known value and turning the name down nowhere: the name is the value, as a known
-            // value said in full is (the 270M model answered `none` to both).
-            let named = if named.is_empty()
-                && d.kind == ValueKind::Text
-                && d.call.is_none()
-                && extract::named_choices(&self.schema, only, sentences).is_empty()
-            {
-                // Not a known value of another category ("make sure it's an AC charging
-                // station" offered to the charging network: AC is a type of charging).
-                let names: Vec<String> = extract::said_names(sentences, only.sentence)
-                    .into_iter()
-                    .filter(|n| !self.schema.is_known_value(n))
-                    .collect();
-                if names.iter().any(|n| values::turns_down(evidence, n)) {
-                    Vec::new()
-                } else {
-                    names
-                }
-            } else {
-                named
-            };
-            if let [v] = named.as_slice() {
-                Counters::add(&self.counters.groups_without_llm, 1);
-                return Ok((format!(" {v}\n"), vec![1.0], 0));
-            }
-            if named.len() >= 2
-                && d.call.is_none()
-                && shrugged.is_empty()
-                && matches!(d.kind, ValueKind::Choice | ValueKind::Text)
-            {
-                let options: Vec<String> = named.iter().map(|v| format!(" {v}")).collect();
-                let llm = self.load_llm()?;
-                let tl = Instant::now();
-                Counters::add(&self.counters.extract_llm, 1);
-                let choice = llm.choose(request.clone(), options.clone())?;
-                Counters::time(&self.counters.extract_llm_us, tl);
-                if let Some(c) = choice {
-                    let conf = vec![confidence::of_choice(&c.probs, c.index)];
-                    let text = format!("{}\n", options[c.index]);
-                    let mut answers = lock(&self.answers);
-                    if answers.len() >= ANSWER_CACHE {
-                        answers.clear();
-                    }
-                    answers.insert(key, (text.clone(), conf.clone()));
-                    return Ok((text, conf, 0));
-                }
-            }
+        let said = match offered {
+            [only] => self.said_values(only, sentences),
+            _ => Said::Ask,
+        };
+        if let Said::One(v) = &said {
+            Counters::add(&self.counters.groups_without_llm, 1);
+            return Ok((format!(" {v}\n"), vec![1.0], 0));
         }
         tracing::debug!(
             details = ?offered.iter().map(|c| self.schema.detail(c.detail).key.as_str()).collect::<Vec<_>>(),
@@ -448,12 +347,18 @@ impl Models {
         let tl = Instant::now();
         Counters::add(&self.counters.extract_llm, 1);
         // One offered category whose value the user named: the answer is `none` or one of
-        // those values, and one forward pass scores them (no decoding steps).
-        let named = match offered {
-            [only] => extract::scored_choices(&self.schema, only, sentences),
-            _ => Vec::new(),
+        // those values, and one forward pass scores them (no decoding steps). Several values
+        // the user said are scored without `none` ([`Said::Several`]).
+        let (named, with_none) = match (said, offered) {
+            (Said::Several(v), _) => (v, false),
+            (_, [only]) => (extract::scored_choices(&self.schema, only, sentences), true),
+            _ => (Vec::new(), true),
         };
-        let mut options = vec![" none".to_string()];
+        let mut options = if with_none {
+            vec![" none".to_string()]
+        } else {
+            Vec::new()
+        };
         options.extend(named.iter().map(|v| format!(" {v}")));
         let choice = if named.is_empty() {
             None
@@ -462,7 +367,7 @@ impl Models {
         };
         let (text, conf, decoded) = match choice {
             Some(c) => {
-                let conf = if c.index == 0 {
+                let conf = if with_none && c.index == 0 {
                     Vec::new()
                 } else {
                     vec![confidence::of_choice(&c.probs, c.index)]

@@ -5,9 +5,19 @@
 use std::process::Command;
 
 use glovebox::conversation::Conversation;
+use glovebox::memory::{Memory, Outcome};
 use tempfile::tempdir;
 
 use crate::common::{config, json_output, models_dir, open, user};
+
+/// The values stored in the category `key` among a remember's outcomes.
+fn values_of(m: &Memory, out: &[Outcome], key: &str) -> Vec<String> {
+    let d = m.schema().detail_by_key(key).unwrap();
+    out.iter()
+        .filter(|o| o.preference.detail == d)
+        .map(|o| o.preference.attribute.clone())
+        .collect()
+}
 
 fn conv(turns: &[(&str, &str)]) -> Conversation {
     let v: Vec<serde_json::Value> = turns
@@ -96,15 +106,7 @@ fn a_value_the_user_names_is_stored_in_their_words_not_a_catalogue_neighbour() {
         ),
     ]);
     let out = m.remember(&u, &c).unwrap();
-    let supermarket = m
-        .schema()
-        .detail_by_key("preferred_supermarket_chains")
-        .unwrap();
-    let got: Vec<&str> = out
-        .iter()
-        .filter(|o| o.preference.detail == supermarket)
-        .map(|o| o.preference.attribute.as_str())
-        .collect();
+    let got = values_of(&m, &out, "preferred_supermarket_chains");
     assert_eq!(got, vec!["Aldi"], "{out:?}");
 }
 
@@ -126,14 +128,9 @@ fn a_sentence_saying_two_known_values_in_full_stores_one_of_them() {
         ),
     ]);
     let out = m.remember(&u, &c).unwrap();
-    let genres = m.schema().detail_by_key("favorite_podcast_genres").unwrap();
-    let got: Vec<&str> = out
-        .iter()
-        .filter(|o| o.preference.detail == genres)
-        .map(|o| o.preference.attribute.as_str())
-        .collect();
+    let got = values_of(&m, &out, "favorite_podcast_genres");
     assert_eq!(got.len(), 1, "{out:?}");
-    assert!(["Technology", "News"].contains(&got[0]), "{out:?}");
+    assert!(["Technology", "News"].contains(&got[0].as_str()), "{out:?}");
 }
 
 #[test]
@@ -158,15 +155,12 @@ fn a_name_the_user_says_is_the_value_even_when_it_shares_a_word_with_the_catalog
         ),
     ]);
     let out = m.remember(&u, &c).unwrap();
-    let value_of = |key: &str| {
-        let d = m.schema().detail_by_key(key).unwrap();
-        out.iter()
-            .filter(|o| o.preference.detail == d)
-            .map(|o| o.preference.attribute.clone())
-            .collect::<Vec<_>>()
-    };
-    assert_eq!(value_of("preferred_radio_station"), ["Radio X"], "{out:?}");
-    let band = value_of("favorite_artists_bands");
+    assert_eq!(
+        values_of(&m, &out, "preferred_radio_station"),
+        ["Radio X"],
+        "{out:?}"
+    );
+    let band = values_of(&m, &out, "favorite_artists_bands");
     assert!(band.len() == 1 && band[0].contains("Cure"), "{out:?}");
 }
 

@@ -3,7 +3,7 @@
 //! category of names before a closed list that does not hold it ([`names_before_lists`]).
 
 use crate::memory::values::{self, singular};
-use crate::schema::{Schema, ValueKind};
+use crate::schema::{DetailId, Schema, ValueKind};
 
 /// The words of a category or sentence for [`spoken_names`]: lower case, letters and digits,
 /// a plural `s` dropped.
@@ -182,6 +182,44 @@ fn swap_with_sibling(
     if let Some(k) = sibling {
         row.swap(best, k);
     }
+}
+
+/// Whether the user's words name something else than the free-text values they half name:
+/// "BBC Radio 2 is about the only station I ever listen to" shares "Radio" with the catalogue's
+/// "RhythmRise Radio", but the name said is another one, and the value is the user's
+/// ("Values in the user's words": a catalogue neighbour is a false memory). A value said in
+/// full, or a name that holds only words of the half-named values ("RhythmRise" of "RhythmRise
+/// Radio"), keeps the catalogue.
+pub(super) fn names_another(
+    schema: &Schema,
+    detail: DetailId,
+    at: usize,
+    sentences: &[String],
+    named: &[&str],
+) -> bool {
+    let d = schema.detail(detail);
+    if d.kind != ValueKind::Text || named.is_empty() {
+        return false;
+    }
+    if !values::wholly_named(schema, detail, sentences).is_empty() {
+        return false;
+    }
+    let said: std::collections::HashSet<String> =
+        sentences.iter().flat_map(|s| values::stems(s)).collect();
+    let names: Vec<Vec<String>> = super::said_names(sentences, at)
+        .iter()
+        .map(|n| values::stems(n))
+        .collect();
+    // Every half-named value is explained by a name: the words of it that were said are all in
+    // one name, which also has words of its own ("BBC Radio 2" for "RhythmRise Radio"; not
+    // "Celsius" for "25 degree Celcius", whose said words are "25 degree").
+    named.iter().all(|v| {
+        let words = values::stems(v);
+        let heard: Vec<&String> = words.iter().filter(|w| said.contains(*w)).collect();
+        names
+            .iter()
+            .any(|n| heard.iter().all(|w| n.contains(w)) && n.iter().any(|w| !words.contains(w)))
+    })
 }
 
 #[cfg(test)]

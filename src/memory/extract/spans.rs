@@ -23,15 +23,24 @@ const BACK_REFERENCES: &[&str] = &[
     "those",
 ];
 
+/// The sentence's whitespace-separated tokens, lower case, without the marks around them
+/// (apostrophes kept, a typographic one written as `'`: "They’re," is "they're"); a token of
+/// marks alone is empty.
+pub(super) fn token_words(s: &str) -> Vec<String> {
+    s.split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '\u{2019}')
+                .to_lowercase()
+                .replace('\u{2019}', "'")
+        })
+        .collect()
+}
+
 /// Whether a sentence points back at what was said before it ("it", "they're", "that", ...).
 pub(super) fn points_back(s: &str) -> bool {
-    s.split_whitespace().any(|w| {
-        let w = w
-            .trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '\u{2019}')
-            .to_lowercase()
-            .replace('\u{2019}', "'");
-        BACK_REFERENCES.contains(&w.as_str())
-    })
+    token_words(s)
+        .iter()
+        .any(|w| BACK_REFERENCES.contains(&w.as_str()))
 }
 
 /// The earlier sentences a free-text value can come from when the evidence points back at
@@ -160,6 +169,23 @@ fn sentence_name_spans(sentence: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// The names ([`proper_names`]) of the evidence sentence, or of the sentences it points back
+/// to when it names nothing itself ("They're my favourite band" after "Put on Fleetwood Mac").
+pub fn said_names(sentences: &[String], at: usize) -> Vec<String> {
+    let mut names = sentences
+        .get(at)
+        .map(|s| proper_names(s))
+        .unwrap_or_default();
+    for earlier in referents(sentences, at) {
+        for n in proper_names(earlier) {
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
+    }
+    names
 }
 
 #[cfg(test)]

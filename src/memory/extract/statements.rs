@@ -86,14 +86,7 @@ pub fn statements(schema: &Schema, conversation: &Conversation) -> Vec<String> {
 /// ("That's what I always have, all year round"); not "those", "this", "there", nor a relative
 /// "that" ("a soft blue that's easy on the eye").
 fn refers_to_prev(s: &str) -> bool {
-    let words: Vec<String> = s
-        .split_whitespace()
-        .map(|w| {
-            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '\u{2019}')
-                .to_lowercase()
-                .replace('\u{2019}', "'")
-        })
-        .collect();
+    let words = super::spans::token_words(s);
     words.first().is_some_and(|w| w == "that's")
         || words.iter().any(|w| {
             matches!(

@@ -70,13 +70,8 @@ const DETERMINERS: &[&str] = &["my", "our", "the", "his", "her", "their"];
 /// is the speaker's too), or with a name and a verb of taste or opinion in the third person
 /// ("Jenny reckons the new Aldi is cheaper", "Tom loves that station").
 pub fn about_someone_else(sentence: &str) -> bool {
-    let words: Vec<String> = sentence
-        .split_whitespace()
-        .map(|w| {
-            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '\u{2019}')
-                .to_lowercase()
-                .replace('\u{2019}', "'")
-        })
+    let words: Vec<String> = super::spans::token_words(sentence)
+        .into_iter()
         .filter(|w| !w.is_empty())
         .collect();
     let mut i = 0;

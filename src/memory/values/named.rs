@@ -42,6 +42,16 @@ pub fn wholly_named<'a>(
         .collect()
 }
 
+/// Whether `text` is, ignoring case, a known value of some detail of the schema ("AC" of a
+/// type of charging).
+pub fn known_anywhere(schema: &Schema, text: &str) -> bool {
+    let text = text.trim();
+    schema
+        .details()
+        .iter()
+        .any(|d| d.attributes.iter().any(|a| a.eq_ignore_ascii_case(text)))
+}
+
 /// A sentence without the answer word it opens with ("Yes, add it" → "add it"; "No, the
 /// other one" → "the other one").
 fn unanswered(sentence: &str) -> String {

@@ -1,0 +1,112 @@
+//! Which values the user's words settle without a question to the model, for one offered
+//! category ([`Models::said_values`]).
+
+use super::super::extract::{self, Candidate};
+use super::super::{typed, values, Models};
+use crate::schema::ValueKind;
+
+/// What the user's words settle of an offered category's value.
+pub(super) enum Said {
+    /// One value: stored without a question.
+    One(String),
+    /// Several values the user said: the model picks among them, without `none`.
+    Several(Vec<String>),
+    /// Nothing settled: the model is asked, `none` among its answers.
+    Ask,
+}
+
+impl Models {
+    /// What the user's words settle of `only`'s value. A typed detail (integer, flag) whose one value the sentence names: the gate already
+    /// judged the sentence a preference and there is no other value to weigh, so the model
+    /// is not asked (the 270M model often answers `none` to a bare small number). The same
+    /// holds for a vehicle setting's enum (a choice detail with a vehicle call), or its free
+    /// text with example values (a colour), whose one value the sentence names and does not
+    /// turn down (a negation elsewhere, "switch to outside", is no refusal of it). Any other
+    /// category with known values skips the model only when the sentence says every word of
+    /// one ("make sure it's an entertainment podcast" is Entertainment; the 270M model scored
+    /// `none` above it): half the words ("the radio" of "RhythmRise Radio") still ask, and the
+    /// model's `none` keeps the catalogue neighbour out. And a shrug at a category
+    /// with one does-not-matter value has that value (the 270M model scores `none` above
+    /// "Indifferent to Covered Parking" for "I'm indifferent to covered parking").
+    pub(super) fn said_values(&self, only: &Candidate, sentences: &[String]) -> Said {
+        let d = self.schema.detail(only.detail);
+        let evidence = &sentences[only.sentence];
+        let shrugged = values::shrugged_values(&self.schema, only.detail, evidence);
+        let named: Vec<String> = match d.kind {
+            _ if !shrugged.is_empty() => shrugged.iter().map(|v| v.to_string()).collect(),
+            ValueKind::Integer | ValueKind::Flag => typed::named(d, evidence),
+            ValueKind::Choice | ValueKind::Text if !d.attributes.is_empty() => {
+                let one = std::slice::from_ref(evidence);
+                let named = if d.call.is_some() {
+                    values::named_values(&self.schema, only.detail, one)
+                } else {
+                    values::wholly_named(&self.schema, only.detail, one)
+                };
+                let named: Vec<String> = named.iter().map(|v| v.to_string()).collect();
+                // Not one the sentence turns down ("not the green"): the model weighs that.
+                if named.iter().any(|v| values::turns_down(evidence, v)) {
+                    Vec::new()
+                } else {
+                    named
+                }
+            }
+            _ => Vec::new(),
+        };
+        // A category whose one stance is its only value besides "does not matter" (covered
+        // parking: Yes): a sentence the gate and the offer decision found stating a
+        // preference in it, that names nothing, neither shrugs nor negates, takes that
+        // stance ("Find me a covered parking spot, I prefer to keep the car out of the
+        // sun"; the 270M model answered `none`).
+        let named = match values::only_stance(&self.schema, only.detail) {
+            Some(v)
+                if named.is_empty()
+                    && d.kind == ValueKind::Choice
+                    && d.call.is_none()
+                    && !values::negates(evidence) =>
+            {
+                vec![v.to_string()]
+            }
+            _ => named,
+        };
+        // A category of names (free text) whose value the user's words give by a name
+        // ("BBC Radio 2 is about the only station I ever listen to"; "They're my
+        // all-time favourite band" after "play something from Fleetwood Mac"), naming no
+        // known value and turning the name down nowhere: the name is the value, as a known
+        // value said in full is (the 270M model answered `none` to both).
+        let named = if named.is_empty()
+            && d.kind == ValueKind::Text
+            && d.call.is_none()
+            && extract::named_choices(&self.schema, only, sentences).is_empty()
+        {
+            // Not a known value of another category ("make sure it's an AC charging
+            // station" offered to the charging network: AC is a type of charging).
+            let names: Vec<String> = extract::said_names(sentences, only.sentence)
+                .into_iter()
+                .filter(|n| !values::known_anywhere(&self.schema, n))
+                .collect();
+            if names.iter().any(|n| values::turns_down(evidence, n)) {
+                Vec::new()
+            } else {
+                names
+            }
+        } else {
+            named
+        };
+        // Several known values said in full ("podcasts that focus on entertainment, like
+        // ... showbiz news": Entertainment and News): the user said each of them, so the
+        // model only picks which one the sentence is about. `none` is not among its
+        // answers: whether the sentence states a preference was the gate's and the offer
+        // decision's call (the 270M model scored `none` first for that sentence).
+        match named.as_slice() {
+            [v] => Said::One(v.clone()),
+            [_, _, ..]
+                if d.call.is_none()
+                    && shrugged.is_empty()
+                    && matches!(d.kind, ValueKind::Choice | ValueKind::Text) =>
+            {
+                Said::Several(named)
+            }
+            _ => Said::Ask,
+        }
+    }
+}
