@@ -291,11 +291,25 @@ fn answer(
                     })
                 })
                 .collect();
+            // Every value the acting person's words gave the setting, oldest first: whether
+            // the expected one was ever stored, and what came after it.
+            let said: Vec<Value> = match (&acting, detail) {
+                (Some(u), Some(d)) => mem
+                    .history(u)?
+                    .into_iter()
+                    .filter_map(|h| {
+                        let p = h.after.filter(|p| p.detail == d)?;
+                        Some(json!({"op": h.op.as_str(), "value": p.attribute,
+                                    "condition": p.condition, "sentence": h.sentence}))
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
             got.push(json!({
                 "function": call.function, "argument": arg, "expected": expected,
                 "acting": acting.as_ref().map(UserId::as_str),
                 "detail": detail.map(|d| schema.detail(d).key.clone()),
-                "got": v, "baseline": b, "stored": stored,
+                "got": v, "baseline": b, "stored": stored, "history": said,
             }));
         }
     }
