@@ -4,11 +4,14 @@
 //! **Invariant:** a [`DetailId`], [`SubId`] or [`MainId`] is only ever produced by the [`Schema`]
 //! that it indexes; the storage layer persists the stable `key` strings, never the ids.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::HashSet;
 use std::fmt;
 use std::path::Path;
 
 use serde::Deserialize;
+
+mod set;
+pub use set::DetailSet;
 
 /// The schema shipped in the binary (`config/categories.toml`).
 pub const DEFAULT_SCHEMA_TOML: &str = include_str!("../config/categories.toml");
@@ -97,6 +100,10 @@ pub struct Detail {
     pub range: Option<(i64, i64)>,
     /// The vehicle call that applies the detail, when the schema names one.
     pub call: Option<Call>,
+    /// Other names people use for the setting ("seat height" for Seat Vertical Position): each
+    /// is one more text the embedder places a sentence by, and a name a sentence may say the
+    /// setting by, as its own name.
+    pub aliases: Vec<String>,
 }
 
 /// The vehicle function a detail's value is applied with: `function(argument=value, selector=...)`.
@@ -213,6 +220,8 @@ struct RawDetail {
     argument: Option<String>,
     #[serde(default)]
     selectors: Vec<String>,
+    #[serde(default)]
+    aliases: Vec<String>,
 }
 
 /// Checks a detail's kind against its range and attributes; returns its range and attributes
@@ -355,6 +364,7 @@ impl Schema {
                         kind: rd.kind,
                         range,
                         call,
+                        aliases: rd.aliases,
                     });
                 }
                 main.subs.push(sub_id);
@@ -467,7 +477,7 @@ impl Schema {
 
     /// Every detail of the schema.
     pub fn all_details(&self) -> DetailSet {
-        DetailSet(self.details.iter().map(|d| d.id).collect())
+        self.details.iter().map(|d| d.id).collect()
     }
 
     /// The schema's known attribute value that `value` names, if any: equal ignoring case, or
@@ -557,42 +567,6 @@ fn check_named(
         )));
     }
     Ok(())
-}
-
-/// A set of detail categories: what a user allows, or what a grammar offers.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct DetailSet(BTreeSet<DetailId>);
-
-impl DetailSet {
-    pub fn contains(&self, d: DetailId) -> bool {
-        self.0.contains(&d)
-    }
-
-    pub fn remove(&mut self, d: DetailId) {
-        self.0.remove(&d);
-    }
-
-    pub fn insert(&mut self, d: DetailId) {
-        self.0.insert(d);
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = DetailId> + '_ {
-        self.0.iter().copied()
-    }
-
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
-impl FromIterator<DetailId> for DetailSet {
-    fn from_iter<I: IntoIterator<Item = DetailId>>(iter: I) -> Self {
-        DetailSet(iter.into_iter().collect())
-    }
 }
 
 #[cfg(test)]

@@ -66,15 +66,24 @@ pub struct ParseError {
 }
 
 /// Texts that stand for a detail category when sentences are compared with it. Each detail
-/// has several: its place in the hierarchy with its description, and one per known value.
+/// has several: its place in the hierarchy with its description, one per known value (not the
+/// example values of a vehicle setting's free text), and each other name people call it by
+/// (its `aliases`).
 pub fn prototype_texts(schema: &Schema) -> Vec<(DetailId, String)> {
     let mut out = Vec::new();
     for d in schema.details() {
         let sub = &schema.sub(d.sub).name;
         out.push((d.id, format!("{sub} > {}: {}", d.name, d.description)));
-        for a in &d.attributes {
+        // The example values of a vehicle setting's free text (colours) name no setting: "a
+        // subtle forest green" in household talk is no more the ambient light's than the
+        // panel's or the living room's. Its listed values (a choice) and CarMem's catalogue
+        // values (brands, stations) do name their category.
+        let examples_only = d.call.is_some() && d.kind == crate::schema::ValueKind::Text;
+        for a in d.attributes.iter().filter(|_| !examples_only) {
             out.push((d.id, format!("{sub} > {}: {a}", d.name)));
         }
+        // An alias is what people say: it stands alone, as a labelled example sentence does.
+        out.extend(d.aliases.iter().map(|p| (d.id, p.clone())));
     }
     out
 }
@@ -549,3 +558,5 @@ pub fn parse(
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod vehicle_tests;

@@ -229,7 +229,10 @@ impl Models {
     /// full, to the last other passing sentence that is most about the same category and does
     /// name one in full ("start a podcast for me" ... "make sure it's an entertainment podcast,
     /// that's all I ever listen to": the second matched the category a little less, and only it
-    /// says the value). A sentence that already gives another offer keeps it.
+    /// says the value). A vehicle setting whose value is a name of the user's (a destination, a
+    /// station) moves the same way to a sentence that says a name ("My meeting location
+    /// changed. I'm going to the High Court in the suburbs instead."). A sentence that already
+    /// gives another offer keeps it.
     fn evidence_that_names(
         &self,
         mut offered: Vec<Candidate>,
@@ -238,13 +241,19 @@ impl Models {
         passes: &[bool],
     ) -> Vec<Candidate> {
         let schema = &self.schema;
-        let whole = |c: &Candidate, i: usize| {
-            !values::wholly_named(schema, c.detail, std::slice::from_ref(&sentences[i])).is_empty()
-        };
         let taken: Vec<usize> = offered.iter().map(|c| c.sentence).collect();
         for c in offered.iter_mut() {
             let d = schema.detail(c.detail);
-            if d.attributes.is_empty() || self.must_name(c.detail) || whole(c, c.sentence) {
+            let a_name = d.call.is_some() && d.kind == ValueKind::Text && d.attributes.is_empty();
+            let whole = |i: usize| match a_name {
+                true => !extract::proper_names(&sentences[i]).is_empty(),
+                false => {
+                    !values::wholly_named(schema, c.detail, std::slice::from_ref(&sentences[i]))
+                        .is_empty()
+                }
+            };
+            let listed = !d.attributes.is_empty() && !self.must_name(c.detail);
+            if !(a_name || listed) || whole(c.sentence) {
                 continue;
             }
             let better = (0..sentences.len()).rev().find(|&i| {
@@ -252,7 +261,7 @@ impl Models {
                     && !taken.contains(&i)
                     && extract::best_category(&scores[i])
                         .is_some_and(|(k, _)| schema.details()[k].id == c.detail)
-                    && whole(c, i)
+                    && whole(i)
             });
             if let Some(i) = better {
                 c.score = scores[i][c.detail.index()];
@@ -429,11 +438,15 @@ impl Models {
         }
     }
 
-    /// What a passing sentence says plainly reorders its categories: with
-    /// `extraction.names_first`, the settings it names come first ([`extract::names_first`]);
-    /// then those whose value it names ([`Models::prefer_named`]); then a category of names
+    /// What a passing sentence says plainly reorders its categories: the categories whose
+    /// value it would have to name and does not are dropped first ([`Models::prefer_named`]);
+    /// then, with `extraction.names_first`, the settings it names come first
+    /// ([`extract::names_first`]: within `margin` of the best that can hold what it says, so
+    /// "I like the ambient light, but the reading light is too dim. Set it to 8." is the
+    /// reading light, not the ambient colour it names no colour of); then a category of names
     /// before a closed list beside it, when it names a thing ([`extract::names_before_lists`]).
     fn settle_rows(&self, scores: &mut [Vec<f32>], passes: &[bool], sentences: &[String]) {
+        self.prefer_named(scores, passes, sentences);
         if self.cfg.extraction.names_first {
             for (i, row) in scores.iter_mut().enumerate() {
                 if passes.get(i).copied().unwrap_or(false) {
@@ -446,7 +459,6 @@ impl Models {
                 }
             }
         }
-        self.prefer_named(scores, passes, sentences);
         for (i, row) in scores.iter_mut().enumerate() {
             if passes.get(i).copied().unwrap_or(false) {
                 extract::names_before_lists(

@@ -107,6 +107,17 @@ const WEAK_WORDS: &[&str] = &[
 /// ("even if it's longer, to avoid traffic", "the shortest time no matter what") does not turn
 /// the value down.
 pub fn turns_down(sentence: &str, value: &str) -> bool {
+    refused(sentence, value, false)
+}
+
+/// [`turns_down`] for a name the user said: only where the whole name is said ("the High Court
+/// instead of the District Court" turns down the District Court, not the High Court, whose
+/// "court" is said again after "instead").
+pub fn turns_down_name(sentence: &str, name: &str) -> bool {
+    refused(sentence, name, true)
+}
+
+fn refused(sentence: &str, value: &str, whole: bool) -> bool {
     let wanted: Vec<String> = stems(value)
         .into_iter()
         .filter(|w| !WEAK_WORDS.contains(&w.as_str()))
@@ -119,9 +130,26 @@ pub fn turns_down(sentence: &str, value: &str) -> bool {
         for part in words(clause).split(|w| CLAUSE_BREAKS.contains(w)) {
             let stemmed: Vec<String> = part.iter().map(|w| stems(w).join(" ")).collect();
             for (j, w) in stemmed.iter().enumerate() {
-                if !wanted.contains(w) {
+                let here = match whole {
+                    // The name's words in a row from here, its weak words ("of") skipped.
+                    true => {
+                        let run: Vec<&String> = stemmed[j..]
+                            .iter()
+                            .filter(|x| !WEAK_WORDS.contains(&x.as_str()))
+                            .take(wanted.len())
+                            .collect();
+                        run.len() == wanted.len() && run.iter().zip(&wanted).all(|(a, b)| *a == b)
+                    }
+                    false => wanted.contains(w),
+                };
+                if !here {
                     continue;
                 }
+                let end = if whole {
+                    (j + wanted.len()).min(part.len())
+                } else {
+                    j + 1
+                };
                 let before = &part[j.saturating_sub(SCOPE)..j];
                 // "switch to outside", "drop it to 82": the value is where the change goes,
                 // not what is turned down ("switch from jazz" still is).
@@ -136,7 +164,7 @@ pub fn turns_down(sentence: &str, value: &str) -> bool {
                     })
                     .map(|(_, w)| *w)
                     .collect();
-                if negates(&before.join(" ")) || negates_after(&part[j + 1..]) {
+                if negates(&before.join(" ")) || negates_after(&part[end..]) {
                     return true;
                 }
             }
@@ -429,6 +457,16 @@ mod tests {
         assert!(!negates("Play some rock again."));
         assert!(!negates("Nothingness is a band."));
         assert!(!negates("Turn on the radio, it's a rock day."));
+    }
+
+    #[test]
+    fn a_name_is_turned_down_only_where_it_is_said_whole() {
+        let s = "I'm going to the High Court in the suburbs instead of the District Court.";
+        assert!(turns_down_name(s, "District Court"));
+        assert!(!turns_down_name(s, "High Court"));
+        // Word by word, the second "court" is in the scope of "instead".
+        assert!(turns_down(s, "High Court"));
+        assert!(turns_down_name("Not BBC Radio 2 again.", "BBC Radio 2"));
     }
 
     #[test]

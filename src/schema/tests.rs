@@ -87,6 +87,13 @@ fn the_vehicle_schema_loads_typed_with_its_calls() {
         )
     );
     assert!(s.detail_by_key("preferred_temperature").is_none());
+    // Every setting says how drivers call it; CarMem's schema has no aliases.
+    assert!(s.details().iter().all(|d| !d.aliases.is_empty()));
+    assert!(h.aliases.iter().any(|p| p == "headrest"));
+    assert!(Schema::embedded()
+        .details()
+        .iter()
+        .all(|d| d.aliases.is_empty()));
 }
 
 #[test]

@@ -15,6 +15,18 @@ fn name_words(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The name words of an alias, without the words that join a name and name nothing ("traffic
+/// on the map" is named by "traffic" and "map", not by every "on" and "the").
+fn alias_words(alias: &str) -> Vec<String> {
+    const JOINING: &[&str] = &[
+        "a", "an", "the", "on", "off", "of", "in", "to", "and", "or", "for", "with", "at", "when",
+        "my", "up", "down",
+    ];
+    let mut w = name_words(alias);
+    w.retain(|x| !JOINING.contains(&x.as_str()));
+    w
+}
+
 /// Words with each two neighbours as one more word: "seat heating" is held by fewer setting
 /// names than "seat" or "heating" alone (the steering wheel and the mirrors heat too), so the
 /// two said together name the seat heating specifically.
@@ -29,17 +41,27 @@ fn with_pairs(words: Vec<String>) -> Vec<String> {
 }
 
 /// The categories whose names `sentence` says most specifically, if it says one specifically
-/// enough: each detail's name words are weighted by how rare they are among the schema's detail
-/// names (`ln(details / names holding the word)`, so "ventilation" counts and "seat" or "level"
-/// hardly do; the quantity a vehicle call sets, its value argument such as "degree", is no
-/// name word); a detail's weight in the sentence is the sum over its name words the sentence
-/// holds, counted only when one of them is specific (held by at most four names). The details
-/// of the highest weight are returned. A user who names the setting ("turn on the seat ventilation and
-/// set it to level 3") has said what it is about more plainly than any embedding can: MiniLM
-/// placed that sentence nearer the seat heating level. Indices into `schema.details()`.
+/// enough. A sentence that says one of a detail's other names whole (an alias of two words or
+/// more, "seat height") names those details. Else each detail's name words are weighted by how
+/// rare they are among the schema's detail names (`ln(details / names holding the word)`, so
+/// "ventilation" counts and "seat" or "level" hardly do; the quantity a vehicle call sets, its
+/// value argument such as "degree", is no name word); a detail's weight in the sentence is the
+/// sum over its name words the sentence holds, counted only when one of them is specific (held
+/// by at most four names). The details of the highest weight are returned. A user who names the
+/// setting ("turn on the seat ventilation and set it to level 3") has said what it is about
+/// more plainly than any embedding can: MiniLM placed that sentence nearer the seat heating
+/// level. (An alias's words alone name nothing: "back" of "seat back angle" is said in "go back
+/// to 25".) Indices into `schema.details()`.
 pub fn spoken_names(schema: &Schema, sentence: &str) -> Vec<usize> {
     /// A word is specific when at most this many detail names hold it.
     const SPECIFIC: usize = 4;
+    let said_words = name_words(sentence);
+    let by_alias: Vec<usize> = (0..schema.details().len())
+        .filter(|&i| alias_said(schema, i, &said_words))
+        .collect();
+    if !by_alias.is_empty() {
+        return by_alias;
+    }
     let names: Vec<Vec<String>> = schema
         .details()
         .iter()
@@ -60,7 +82,7 @@ pub fn spoken_names(schema: &Schema, sentence: &str) -> Vec<usize> {
     for w in names.iter().flatten() {
         *df.entry(w.as_str()).or_default() += 1;
     }
-    let said = with_pairs(name_words(sentence));
+    let said = with_pairs(said_words);
     let weight: Vec<f32> = names
         .iter()
         .map(|ws| {
@@ -82,10 +104,38 @@ pub fn spoken_names(schema: &Schema, sentence: &str) -> Vec<usize> {
         .collect()
 }
 
+/// Whether the sentence's words (`said`, [`name_words`]) hold every word of one of the detail's
+/// aliases of two words or more.
+fn alias_said(schema: &Schema, detail: usize, said: &[String]) -> bool {
+    schema.details()[detail].aliases.iter().any(|a| {
+        let words = alias_words(a);
+        words.len() >= 2 && words.iter().all(|w| said.contains(w))
+    })
+}
+
+/// Whether `sentence` says every word of the detail's own name, beyond its subcategory's name
+/// and the quantity its call sets, when that is two words or more ("Raise the *cushion
+/// extension* to 50" says all of Seat Cushion Extension that tells it from the other seat
+/// settings; "map" alone is all of Navigation Map View's and no more its name than the
+/// instrument panel's map theme), or one of its aliases ([`alias_said`]: "My usual *seat
+/// height* of 87").
+fn said_in_full(schema: &Schema, detail: usize, sentence: &str) -> bool {
+    let d = &schema.details()[detail];
+    let sub = name_words(&schema.sub(d.sub).name);
+    let quantity = d.call.as_ref().map(|c| name_words(&c.argument));
+    let own: Vec<String> = name_words(&d.name)
+        .into_iter()
+        .filter(|w| !sub.contains(w) && !quantity.as_ref().is_some_and(|q| q.contains(w)))
+        .collect();
+    let said = name_words(sentence);
+    (own.len() >= 2 && own.iter().all(|w| said.contains(w))) || alias_said(schema, detail, &said)
+}
+
 /// Puts the categories a sentence names ([`spoken_names`]) first in its row when the embedder
-/// finds them within `margin` of its best: each rises just above the row's best, keeping their
-/// own order. (The name decides between close neighbours; a name word said in passing, "82 is
-/// too *low*", does not pull a far category, the low beam, to the top.)
+/// finds them within `margin` of its best, or when the sentence says the name in full
+/// ([`said_in_full`]): each rises just above the row's best, keeping their own order. (The name
+/// decides between close neighbours; a name word said in passing, "82 is too *low*", does not
+/// pull a far category, the low beam, to the top.)
 pub fn names_first(schema: &Schema, row: &mut [f32], sentence: &str, margin: f32) {
     let named = spoken_names(schema, sentence);
     if named.is_empty() {
@@ -93,7 +143,8 @@ pub fn names_first(schema: &Schema, row: &mut [f32], sentence: &str, margin: f32
     }
     let top = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
     for i in named {
-        if row[i].is_finite() && row[i] >= top - margin {
+        let near = row[i] >= top - margin || said_in_full(schema, i, sentence);
+        if row[i].is_finite() && near {
             row[i] = top + 0.01 * (1.0 + row[i]);
         }
     }

@@ -480,55 +480,6 @@ fn values_are_copied_from_the_sentence() {
     }
 }
 
-fn vehicle() -> Schema {
-    crate::schema::vehicle_for_tests()
-}
-
-#[test]
-fn a_setting_said_by_its_name_comes_first() {
-    let s = vehicle();
-    let keys = |text: &str| -> Vec<String> {
-        spoken_names(&s, text)
-            .into_iter()
-            .map(|i| s.details()[i].key.clone())
-            .collect()
-    };
-    let vent = keys("Let's turn on the seat ventilation and set it to level 3.");
-    assert!(
-        vent.iter().all(|k| k.starts_with("seat_ventilation")),
-        "{vent:?}"
-    );
-    assert!(!vent.is_empty());
-    assert_eq!(
-        keys("Seat leg support at seventy-five."),
-        ["seat_leg_support_height"]
-    );
-    // Two words said together can name what neither names alone: the seat heating, not the
-    // wheel's or the mirrors'.
-    let heat = keys("Setting the seat heating up to level 3, maybe that'll help.");
-    assert!(
-        heat.iter().all(|k| k.starts_with("seat_heating")),
-        "{heat:?}"
-    );
-    assert!(!heat.is_empty());
-    // Words many setting names share ("seat", "level") say nothing specific.
-    assert!(keys("Set the seat to level 3.").is_empty());
-    assert!(keys("What a lovely afternoon.").is_empty());
-    // A call's quantity ("degree") names no device.
-    assert!(!keys("I usually keep the AC at 21 degrees.")
-        .iter()
-        .any(|k| k.contains("open_degree")));
-    let mut row = vec![0.5; s.details().len()];
-    let leg = s.detail_by_key("seat_leg_support_height").unwrap().index();
-    row[leg] = 0.45;
-    names_first(&s, &mut row, "Seat leg support at seventy-five.", 0.1);
-    assert!(row[leg] > 0.5);
-    // Far below the best, a name said in passing moves nothing.
-    row[leg] = 0.2;
-    names_first(&s, &mut row, "Seat leg support at seventy-five.", 0.1);
-    assert_eq!(row[leg], 0.2);
-}
-
 #[test]
 fn a_category_with_one_stance_besides_indifference_has_that_stance() {
     let s = Schema::embedded();

@@ -72,10 +72,12 @@ impl Models {
         // ("BBC Radio 2 is about the only station I ever listen to"; "They're my
         // all-time favourite band" after "play something from Fleetwood Mac"), naming no
         // known value and turning the name down nowhere: the name is the value, as a known
-        // value said in full is (the 270M model answered `none` to both).
+        // value said in full is (the 270M model answered `none` to both). The same holds for a
+        // vehicle setting whose value is a name ("I'm going to the High Court in the suburbs
+        // instead" is a destination; the model answered `none`).
         let named = if named.is_empty()
             && d.kind == ValueKind::Text
-            && d.call.is_none()
+            && (d.call.is_none() || d.attributes.is_empty())
             && extract::named_choices(&self.schema, only, sentences).is_empty()
         {
             // Not a known value of another category ("make sure it's an AC charging
@@ -84,11 +86,13 @@ impl Models {
                 .into_iter()
                 .filter(|n| !values::known_anywhere(&self.schema, n))
                 .collect();
-            if names.iter().any(|n| values::turns_down(evidence, n)) {
-                Vec::new()
-            } else {
-                names
-            }
+            // A name turned down is no value of the user's ("the High Court instead of the
+            // District Court"); with nothing else named, the model is asked (it may answer
+            // `not <name>`).
+            names
+                .into_iter()
+                .filter(|n| !values::turns_down_name(evidence, n))
+                .collect()
         } else {
             named
         };

@@ -1,0 +1,116 @@
+//! Extraction's pure parts under the vehicle-settings schema: settings said by their names or
+//! aliases, and the texts that stand for a setting.
+
+use super::*;
+
+fn vehicle() -> Schema {
+    crate::schema::vehicle_for_tests()
+}
+
+#[test]
+fn a_setting_said_by_its_name_comes_first() {
+    let s = vehicle();
+    let keys = |text: &str| -> Vec<String> {
+        spoken_names(&s, text)
+            .into_iter()
+            .map(|i| s.details()[i].key.clone())
+            .collect()
+    };
+    let vent = keys("Let's turn on the seat ventilation and set it to level 3.");
+    assert!(
+        vent.iter().all(|k| k.starts_with("seat_ventilation")),
+        "{vent:?}"
+    );
+    assert!(!vent.is_empty());
+    assert_eq!(
+        keys("Seat leg support at seventy-five."),
+        ["seat_leg_support_height"]
+    );
+    // Two words said together can name what neither names alone: the seat heating, not the
+    // wheel's or the mirrors'.
+    let heat = keys("Setting the seat heating up to level 3, maybe that'll help.");
+    assert!(
+        heat.iter().all(|k| k.starts_with("seat_heating")),
+        "{heat:?}"
+    );
+    assert!(!heat.is_empty());
+    // Words many setting names share ("seat", "level") say nothing specific.
+    assert!(keys("Set the seat to level 3.").is_empty());
+    assert!(keys("What a lovely afternoon.").is_empty());
+    // A call's quantity ("degree") names no device.
+    assert!(!keys("I usually keep the AC at 21 degrees.")
+        .iter()
+        .any(|k| k.contains("open_degree")));
+    let mut row = vec![0.5; s.details().len()];
+    let leg = s.detail_by_key("seat_leg_support_height").unwrap().index();
+    row[leg] = 0.45;
+    names_first(&s, &mut row, "Seat leg support at seventy-five.", 0.1);
+    assert!(row[leg] > 0.5);
+    // Far below the best, a name word said in passing moves nothing.
+    row[leg] = 0.2;
+    names_first(&s, &mut row, "My leg hurts at seventy-five.", 0.1);
+    assert_eq!(row[leg], 0.2);
+    // A name said in full does, and so does another name of the setting said in full.
+    names_first(&s, &mut row, "Seat leg support at seventy-five.", 0.1);
+    assert!(row[leg] > 0.5);
+    let high = s.detail_by_key("seat_vertical_position").unwrap().index();
+    row[high] = 0.2;
+    names_first(
+        &s,
+        &mut row,
+        "My usual seat height of 87 feels too cramped.",
+        0.1,
+    );
+    assert!(row[high] > row[leg]);
+    // Unless the sentence says the name in full: "cushion extension" is all that tells Seat
+    // Cushion Extension from the cushion's angle, whatever the embedder makes of it.
+    let mut row = vec![0.3; s.details().len()];
+    let (angle, ext) = (
+        s.detail_by_key("seat_cushion_angle").unwrap().index(),
+        s.detail_by_key("seat_cushion_extension").unwrap().index(),
+    );
+    (row[angle], row[ext]) = (0.74, 0.62);
+    names_first(&s, &mut row, "Raise the cushion extension to 50.", 0.1);
+    assert!(row[ext] > row[angle]);
+    // A name word said in passing is no name said in full ("too low" is no low beam).
+    let beam = s.detail_by_key("light_low_beam_level").unwrap().index();
+    let mut row = vec![0.3; s.details().len()];
+    (row[angle], row[beam]) = (0.74, 0.5);
+    names_first(&s, &mut row, "82 is too low.", 0.1);
+    assert!(row[beam] < row[angle]);
+}
+
+#[test]
+fn a_settings_aliases_stand_for_it_beside_its_name() {
+    let s = vehicle();
+    let d = s.detail_by_key("seat_vertical_position").unwrap();
+    let texts: Vec<String> = prototype_texts(&s)
+        .into_iter()
+        .filter(|(x, _)| *x == d)
+        .map(|(_, t)| t)
+        .collect();
+    assert!(texts
+        .iter()
+        .any(|t| t.ends_with("Set seat vertical position (value).")));
+    assert!(texts.iter().any(|t| t == "seat height"), "{texts:?}");
+}
+
+#[test]
+fn a_colour_alone_stands_for_no_vehicle_setting() {
+    let s = vehicle();
+    let ambient = s.detail_by_key("light_ambient_color").unwrap();
+    let texts: Vec<String> = prototype_texts(&s)
+        .into_iter()
+        .filter(|(x, _)| *x == ambient)
+        .map(|(_, t)| t)
+        .collect();
+    assert!(!texts.iter().any(|t| t.ends_with(": green")), "{texts:?}");
+    assert!(texts.iter().any(|t| t.contains("Ambient")));
+    // A listed value still stands for its setting, and CarMem's catalogue values for theirs.
+    let mode = s.detail_by_key("music_play_mode").unwrap();
+    assert!(prototype_texts(&s)
+        .iter()
+        .any(|(x, t)| *x == mode && t.ends_with(": shuffle")));
+    let c = Schema::embedded();
+    assert!(prototype_texts(&c).len() > c.details().len());
+}
