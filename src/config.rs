@@ -21,7 +21,7 @@ pub enum ConfigError {
 }
 
 /// Everything that can be configured.
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// The category schema file; `None` uses the schema embedded in the binary.
@@ -159,25 +159,11 @@ pub struct ServerConfig {
 }
 
 /// Expiry of unused preferences.
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct RetentionConfig {
     /// Preferences never recalled for this many days expire; `None` keeps them.
     pub expire_unused_days: Option<u32>,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            schema: None,
-            models: ModelsConfig::default(),
-            llm: LlmConfig::default(),
-            extraction: ExtractionConfig::default(),
-            recall: RecallConfig::default(),
-            server: ServerConfig::default(),
-            retention: RetentionConfig::default(),
-        }
-    }
 }
 
 impl Default for ModelsConfig {
@@ -246,14 +232,6 @@ impl Default for ServerConfig {
             queue: 16,
             max_in_flight: 32,
             allowed_uids: None,
-        }
-    }
-}
-
-impl Default for RetentionConfig {
-    fn default() -> Self {
-        RetentionConfig {
-            expire_unused_days: None,
         }
     }
 }

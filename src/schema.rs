@@ -224,9 +224,12 @@ struct RawDetail {
     aliases: Vec<String>,
 }
 
+/// A detail's accepted range and its attributes.
+type Typed = (Option<(i64, i64)>, Vec<String>);
+
 /// Checks a detail's kind against its range and attributes; returns its range and attributes
 /// (a flag's are [`FLAG_ON`], [`FLAG_OFF`]).
-fn typed(rd: &RawDetail) -> Result<(Option<(i64, i64)>, Vec<String>), SchemaError> {
+fn typed(rd: &RawDetail) -> Result<Typed, SchemaError> {
     let invalid = |m: &str| Err(SchemaError::Invalid(format!("detail {:?} {m}", rd.name)));
     let ranged = rd.min.is_some() || rd.max.is_some();
     match rd.kind {

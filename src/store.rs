@@ -60,8 +60,11 @@ pub enum StoreError {
     OptedOut { user: String, category: String },
 }
 
-/// One change, applied with others in one transaction by [`Store::apply`].
+/// One change, applied with others in one transaction by [`Store::apply`]. (A history entry
+/// holds two preferences and is the largest variant; changes live only for one transaction,
+/// so they are not boxed.)
 #[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)]
 pub enum Change {
     /// Insert or replace a preference by id.
     Put(Preference),

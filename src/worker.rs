@@ -113,13 +113,13 @@ impl<M> Clone for Worker<M> {
 impl<M: 'static> Worker<M> {
     /// Starts the thread, builds the model on it with `init`, and returns once that is done.
     /// `init` runs again after a job panics; if it fails then, the worker stops.
-    pub fn spawn<E: Send + std::fmt::Display + 'static>(
+    pub fn spawn<E>(
         name: &'static str,
         queue: usize,
         init: impl Fn() -> Result<M, E> + Send + 'static,
     ) -> Result<Worker<M>, E>
     where
-        E: From<WorkerError>,
+        E: From<WorkerError> + Send + std::fmt::Display + 'static,
     {
         let q = Arc::new(Queue {
             lanes: Mutex::new(Lanes {

@@ -63,7 +63,7 @@ impl Confusion {
                 distinct.push(p);
             }
         }
-        let hit = distinct.iter().any(|p| *p == truth);
+        let hit = distinct.contains(&truth);
         Confusion {
             tp: u32::from(hit),
             fp: (distinct.len() - usize::from(hit)) as u32,

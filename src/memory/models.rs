@@ -14,6 +14,10 @@ use crate::embed::{Embedder, EMBED_DIM};
 use crate::llm::{Llm, Request};
 use crate::schema::{DetailId, Schema};
 use crate::worker::{Lane, Worker};
+
+/// A cached extraction answer: its text and each line's confidence.
+pub(super) type Answer = (String, Vec<f32>);
+
 /// The models one process runs, loaded once and shared by every [`Memory`] it opens (the
 /// eval harness opens a fresh memory per user; tests open many).
 pub struct Models {
@@ -35,7 +39,7 @@ pub struct Models {
     pub(super) maintain_prefix: Arc<str>,
     /// Recent extraction answers by (prompt, grammar). Greedy decoding is deterministic, so an
     /// identical request (the same conversation remembered again) reuses the answer.
-    pub(super) answers: Mutex<HashMap<(String, String), (String, Vec<f32>)>>,
+    pub(super) answers: Mutex<HashMap<(String, String), Answer>>,
     /// Sentence vectors embedded ahead of extraction ([`Models::embed_ahead`]), each taken out
     /// when extraction uses it: empty unless a caller embeds ahead.
     ahead: Mutex<HashMap<String, Vec<f32>>>,

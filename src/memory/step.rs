@@ -136,7 +136,7 @@ pub fn step(text: &str) -> Option<i64> {
     for (i, word) in w.iter().enumerate() {
         // "zoom out" shows less detail: a lower zoom level; "zoom in" a higher one.
         let zoom = (i > 0 && w[i - 1] == "zoom")
-            .then(|| match word.as_str() {
+            .then_some(match word.as_str() {
                 "in" => Some(1),
                 "out" => Some(-1),
                 _ => None,

@@ -59,7 +59,7 @@ fn with_music_opted_out_nothing_musical_is_stored_or_recalled() {
     seed_temperature(&m, "ann");
     m.opt_out(&ann, music).unwrap();
     assert!(m.remember(&ann, &music_conversation()).unwrap().is_empty());
-    assert!(!m.list(&ann).unwrap().iter().any(|p| is_music(p)));
+    assert!(!m.list(&ann).unwrap().iter().any(is_music));
     for q in asks {
         // Only the temperature is stored, and it is no answer to a music request: recall's
         // relevance gate may return nothing; it never returns music.
@@ -72,7 +72,7 @@ fn with_music_opted_out_nothing_musical_is_stored_or_recalled() {
     let had = m.list(&bob).unwrap().iter().filter(|p| is_music(p)).count();
     assert!(had >= 1);
     assert_eq!(m.opt_out(&bob, music).unwrap().len(), had);
-    assert!(!m.list(&bob).unwrap().iter().any(|p| is_music(p)));
+    assert!(!m.list(&bob).unwrap().iter().any(is_music));
     for q in asks {
         assert!(m.recall(&bob, q, 10).unwrap().is_empty());
     }

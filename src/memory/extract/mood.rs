@@ -65,10 +65,11 @@ pub fn only_now(sentence: &str) -> bool {
     ];
     for i in 0..b.len() {
         // "just for tonight", "only for today", "just for this drive"
-        if matches!(at(i), "just" | "only") && at(i + 1) == "for" {
-            if OCCASIONS.contains(&at(i + 2)) || at(i + 2) == "this" && THIS.contains(&at(i + 3)) {
-                return true;
-            }
+        if matches!(at(i), "just" | "only")
+            && at(i + 1) == "for"
+            && (OCCASIONS.contains(&at(i + 2)) || at(i + 2) == "this" && THIS.contains(&at(i + 3)))
+        {
+            return true;
         }
         // "just this once", "only this time", "this one time"
         if matches!(at(i), "just" | "only") && at(i + 1) == "this" && THIS.contains(&at(i + 2)) {
