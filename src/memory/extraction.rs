@@ -296,12 +296,14 @@ impl Models {
                     .map(|(i, _)| schema.details()[i].id),
             })
             .collect();
+        // A vehicle setting's colour is read like its choices: "Actually, green makes me look
+        // sickly. Change ambient light to cyan." ends on cyan.
         let typed = |d| {
             let d = schema.detail(d);
             match d.kind {
                 ValueKind::Integer | ValueKind::Flag => true,
                 ValueKind::Choice => d.call.is_some(),
-                _ => false,
+                ValueKind::Text => d.call.is_some() && !d.attributes.is_empty(),
             }
         };
         let names = |d: DetailId, i: usize| {

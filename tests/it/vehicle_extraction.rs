@@ -238,3 +238,28 @@ fn a_destination_is_read_from_the_sentence_that_names_a_place() {
     );
     assert_eq!(value, "High Court", "{stored:?}");
 }
+
+#[test]
+fn a_colour_corrected_in_the_same_breath_ends_on_the_correction() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    // Both sentences are nearest the ambient colour; the first scored higher and gave green.
+    // The household's own labelled examples (`vmb-23`) are left out, as the benchmark does.
+    let c = Conversation::from_json(
+        r#"[{"role":"user","text":"Actually, green makes me look sickly. Change ambient light to cyan."}]"#,
+    )
+    .unwrap();
+    let stored: Vec<(String, String)> = m
+        .remember_excluding(&user("lisa"), &c, Some("vmb-23"))
+        .unwrap()
+        .into_iter()
+        .map(|o| {
+            let key = m.schema().detail(o.preference.detail).key.clone();
+            (key, o.preference.attribute)
+        })
+        .collect();
+    assert_eq!(
+        stored,
+        [("light_ambient_color".to_string(), "cyan".to_string())]
+    );
+}
