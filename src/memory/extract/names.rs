@@ -1,6 +1,7 @@
 //! Settings said by their names (`extraction.names_first`): a sentence that names a setting
-//! plainly puts it first among its close categories; and a sentence that names a thing puts a
-//! category of names before a closed list that does not hold it ([`names_before_lists`]).
+//! plainly, by its own name or one of its `aliases`, puts it first among its close categories;
+//! and a sentence that names a thing puts a category of names before a closed list that does
+//! not hold it ([`names_before_lists`]).
 
 use crate::memory::values::{self, singular};
 use crate::schema::{DetailId, Schema, ValueKind};
