@@ -527,12 +527,16 @@ pub fn parse(
                     }
                     _ => ("", value),
                 };
-                let attribute = format!(
-                    "{not}{}",
-                    schema
-                        .canonical_attribute(cand.detail, value)
-                        .unwrap_or(value)
-                );
+                let canonical = schema.canonical_attribute(cand.detail, value);
+                // A value of the user's words that only says what the category is ("gas
+                // station" for Preferred Gas Station, "temperature") is no value.
+                if canonical.is_none()
+                    && schema.detail(cand.detail).kind == ValueKind::Text
+                    && values::names_only_its_category(schema, cand.detail, value)
+                {
+                    continue;
+                }
+                let attribute = format!("{not}{}", canonical.unwrap_or(value));
                 if out
                     .iter()
                     .any(|e| e.detail == cand.detail && e.attribute == attribute)

@@ -173,6 +173,24 @@ fn refused(sentence: &str, value: &str, whole: bool) -> bool {
     false
 }
 
+/// Whether every word of a value (beside [`WEAK_WORDS`]) is a word of its category's own name,
+/// description or subcategory name: "gas station" of Preferred Gas Station, "news" of General
+/// News Source, "temperature" of Preferred Temperature say which category, not which value.
+pub fn names_only_its_category(schema: &Schema, detail: DetailId, value: &str) -> bool {
+    let d = schema.detail(detail);
+    let own = stems(&format!(
+        "{} {} {}",
+        schema.sub(d.sub).name,
+        d.name,
+        d.description
+    ));
+    let said: Vec<String> = stems(value)
+        .into_iter()
+        .filter(|w| !WEAK_WORDS.contains(&w.as_str()))
+        .collect();
+    !said.is_empty() && said.iter().all(|w| own.contains(w))
+}
+
 /// Negation cues that name a change rather than a refusal when "to" follows them.
 const TOWARD_CUES: &[&str] = &["switch", "switched", "switching", "drop", "stop"];
 

@@ -286,6 +286,34 @@ fn answers_outside_the_offer_are_rejected() {
     assert!(e("preferred_temperature: \nend\n").contains("no `category: value`"));
 }
 
+#[test]
+fn a_value_that_only_says_its_category_is_no_value() {
+    let s = Schema::embedded();
+    let offered = [cand(&s, "preferred_gas_station", 0)];
+    let sents = vec!["But first, I need a gas station.".to_string()];
+    let p = |a: &str| parse(&s, a, &offered, &sents, &[]).unwrap();
+    assert!(p("preferred_gas_station: gas station\nend\n").is_empty());
+    assert!(p("preferred_gas_station: the Gas Stations\nend\n").is_empty());
+    let shell = p("preferred_gas_station: Shell\nend\n");
+    assert_eq!(shell[0].attribute, "Shell");
+    // A known value keeps its place whatever its words ("Shortest Time" of Priority for
+    // Shortest Time or Shortest Distance).
+    let offered = [cand(
+        &s,
+        "priority_for_shortest_time_or_shortest_distance",
+        0,
+    )];
+    let known = parse(
+        &s,
+        "priority_for_shortest_time_or_shortest_distance: Shortest Time\nend\n",
+        &offered,
+        &sents,
+        &[],
+    )
+    .unwrap();
+    assert_eq!(known.len(), 1);
+}
+
 fn margin_rule(
     min_similarity: f32,
     margin: f32,
