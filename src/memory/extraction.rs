@@ -318,6 +318,10 @@ impl Models {
                 ValueKind::Integer | ValueKind::Flag => {
                     !typed::named(detail, &sentences[i]).is_empty()
                 }
+                // A colour corrects only where the setting is said with it ("Change ambient
+                // light to cyan"): a colour word alone names no light ("well, there's always
+                // neon orange").
+                ValueKind::Text if spoken.is_empty() => false,
                 _ => {
                     !values::named_values(schema, d, std::slice::from_ref(&sentences[i])).is_empty()
                 }
