@@ -106,6 +106,20 @@ pub struct Detail {
     pub aliases: Vec<String>,
 }
 
+impl Detail {
+    /// A vehicle setting whose value is a name of the user's (a destination, a station): free
+    /// text with a vehicle call and no example values.
+    pub fn takes_a_name(&self) -> bool {
+        self.call.is_some() && self.kind == ValueKind::Text && self.attributes.is_empty()
+    }
+
+    /// A vehicle setting's free text whose attributes are only examples (a colour): they name
+    /// no setting, and the value is read like a choice's.
+    pub fn has_example_values(&self) -> bool {
+        self.call.is_some() && self.kind == ValueKind::Text && !self.attributes.is_empty()
+    }
+}
+
 /// The vehicle function a detail's value is applied with: `function(argument=value, selector=...)`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Call {

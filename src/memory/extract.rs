@@ -78,8 +78,7 @@ pub fn prototype_texts(schema: &Schema) -> Vec<(DetailId, String)> {
         // subtle forest green" in household talk is no more the ambient light's than the
         // panel's or the living room's. Its listed values (a choice) and CarMem's catalogue
         // values (brands, stations) do name their category.
-        let examples_only = d.call.is_some() && d.kind == crate::schema::ValueKind::Text;
-        for a in d.attributes.iter().filter(|_| !examples_only) {
+        for a in d.attributes.iter().filter(|_| !d.has_example_values()) {
             out.push((d.id, format!("{sub} > {}: {a}", d.name)));
         }
         // An alias is what people say: it stands alone, as a labelled example sentence does.

@@ -244,7 +244,7 @@ impl Models {
         let taken: Vec<usize> = offered.iter().map(|c| c.sentence).collect();
         for c in offered.iter_mut() {
             let d = schema.detail(c.detail);
-            let a_name = d.call.is_some() && d.kind == ValueKind::Text && d.attributes.is_empty();
+            let a_name = d.takes_a_name();
             let whole = |i: usize| match a_name {
                 true => !extract::proper_names(&sentences[i]).is_empty(),
                 false => {
@@ -303,7 +303,7 @@ impl Models {
             match d.kind {
                 ValueKind::Integer | ValueKind::Flag => true,
                 ValueKind::Choice => d.call.is_some(),
-                ValueKind::Text => d.call.is_some() && !d.attributes.is_empty(),
+                ValueKind::Text => d.has_example_values(),
             }
         };
         let names = |d: DetailId, i: usize| {

@@ -57,3 +57,15 @@ pub fn json_output(cmd: &mut std::process::Command) -> serde_json::Value {
     );
     serde_json::from_slice(&out.stdout).expect("one JSON object on stdout")
 }
+
+/// Each stored preference of `out` as (detail key, value).
+pub fn key_values(m: &Memory, out: &[glovebox::memory::Outcome]) -> Vec<(String, String)> {
+    out.iter()
+        .map(|o| {
+            (
+                m.schema().detail(o.preference.detail).key.clone(),
+                o.preference.attribute.clone(),
+            )
+        })
+        .collect()
+}

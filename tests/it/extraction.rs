@@ -8,7 +8,7 @@ use glovebox::conversation::Conversation;
 use glovebox::memory::{Memory, Outcome};
 use tempfile::tempdir;
 
-use crate::common::{config, json_output, models_dir, open, user};
+use crate::common::{config, json_output, key_values, models_dir, open, user};
 
 /// The values stored in the category `key` among a remember's outcomes.
 fn values_of(m: &Memory, out: &[Outcome], key: &str) -> Vec<String> {
@@ -179,17 +179,8 @@ fn a_habit_that_says_it_is_read_with_the_sentence_it_points_at() {
         ("assistant", "Done."),
     ]);
     let out = m.remember(&u, &c).unwrap();
-    let got: Vec<(String, String)> = out
-        .iter()
-        .map(|o| {
-            (
-                m.schema().detail(o.preference.detail).key.clone(),
-                o.preference.attribute.clone(),
-            )
-        })
-        .collect();
     assert_eq!(
-        got,
+        key_values(&m, &out),
         [("seat_heating_preferences".to_string(), "Low".to_string())],
         "{out:?}"
     );

@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use glovebox::conversation::Conversation;
 use glovebox::memory::Memory;
 
-use crate::common::{config, user};
+use crate::common::{config, key_values, user};
 
 fn vehicle_memory(dir: &Path) -> Memory {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -21,14 +21,7 @@ fn vehicle_memory(dir: &Path) -> Memory {
 
 fn said(m: &Memory, text: &str) -> Vec<(String, String)> {
     let c = Conversation::from_json(&format!(r#"[{{"role":"user","text":"{text}"}}]"#)).unwrap();
-    m.remember(&user("gary"), &c)
-        .unwrap()
-        .into_iter()
-        .map(|o| {
-            let key = m.schema().detail(o.preference.detail).key.clone();
-            (key, o.preference.attribute)
-        })
-        .collect()
+    key_values(m, &m.remember(&user("gary"), &c).unwrap())
 }
 
 #[test]
@@ -189,15 +182,11 @@ fn a_named_setting_is_weighed_against_the_settings_its_value_can_be() {
         r#"[{"role":"user","text":"I like the ambient light, but the reading light is too dim. Set it to 8."}]"#,
     )
     .unwrap();
-    let stored: Vec<(String, String)> = m
-        .remember_excluding(&user("gary"), &c, Some("vmb-1"))
-        .unwrap()
-        .into_iter()
-        .map(|o| {
-            let key = m.schema().detail(o.preference.detail).key.clone();
-            (key, o.preference.attribute)
-        })
-        .collect();
+    let stored = key_values(
+        &m,
+        &m.remember_excluding(&user("gary"), &c, Some("vmb-1"))
+            .unwrap(),
+    );
     assert_eq!(
         stored,
         [(
@@ -249,15 +238,11 @@ fn a_colour_corrected_in_the_same_breath_ends_on_the_correction() {
         r#"[{"role":"user","text":"Actually, green makes me look sickly. Change ambient light to cyan."}]"#,
     )
     .unwrap();
-    let stored: Vec<(String, String)> = m
-        .remember_excluding(&user("lisa"), &c, Some("vmb-23"))
-        .unwrap()
-        .into_iter()
-        .map(|o| {
-            let key = m.schema().detail(o.preference.detail).key.clone();
-            (key, o.preference.attribute)
-        })
-        .collect();
+    let stored = key_values(
+        &m,
+        &m.remember_excluding(&user("lisa"), &c, Some("vmb-23"))
+            .unwrap(),
+    );
     assert_eq!(
         stored,
         [("light_ambient_color".to_string(), "cyan".to_string())]

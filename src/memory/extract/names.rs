@@ -114,13 +114,13 @@ fn alias_said(schema: &Schema, detail: usize, said: &[String]) -> bool {
     })
 }
 
-/// Whether `sentence` says every word of the detail's own name, beyond its subcategory's name
+/// Whether a sentence (`said`: its [`name_words`]) says every word of the detail's own name, beyond its subcategory's name
 /// and the quantity its call sets, when that is two words or more ("Raise the *cushion
 /// extension* to 50" says all of Seat Cushion Extension that tells it from the other seat
 /// settings; "map" alone is all of Navigation Map View's and no more its name than the
 /// instrument panel's map theme), or one of its aliases ([`alias_said`]: "My usual *seat
 /// height* of 87").
-fn said_in_full(schema: &Schema, detail: usize, sentence: &str) -> bool {
+fn said_in_full(schema: &Schema, detail: usize, said: &[String]) -> bool {
     let d = &schema.details()[detail];
     let sub = name_words(&schema.sub(d.sub).name);
     let quantity = d.call.as_ref().map(|c| name_words(&c.argument));
@@ -128,8 +128,7 @@ fn said_in_full(schema: &Schema, detail: usize, sentence: &str) -> bool {
         .into_iter()
         .filter(|w| !sub.contains(w) && !quantity.as_ref().is_some_and(|q| q.contains(w)))
         .collect();
-    let said = name_words(sentence);
-    (own.len() >= 2 && own.iter().all(|w| said.contains(w))) || alias_said(schema, detail, &said)
+    (own.len() >= 2 && own.iter().all(|w| said.contains(w))) || alias_said(schema, detail, said)
 }
 
 /// Puts the categories a sentence names ([`spoken_names`]) first in its row when the embedder
@@ -143,8 +142,9 @@ pub fn names_first(schema: &Schema, row: &mut [f32], sentence: &str, margin: f32
         return;
     }
     let top = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let said = name_words(sentence);
     for i in named {
-        let near = row[i] >= top - margin || said_in_full(schema, i, sentence);
+        let near = row[i] >= top - margin || said_in_full(schema, i, &said);
         if row[i].is_finite() && near {
             row[i] = top + 0.01 * (1.0 + row[i]);
         }

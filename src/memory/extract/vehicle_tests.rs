@@ -80,15 +80,20 @@ fn a_setting_said_by_its_name_comes_first() {
     assert!(row[beam] < row[angle]);
 }
 
-#[test]
-fn a_settings_aliases_stand_for_it_beside_its_name() {
-    let s = vehicle();
-    let d = s.detail_by_key("seat_vertical_position").unwrap();
-    let texts: Vec<String> = prototype_texts(&s)
+/// The prototype texts of the detail `key`.
+fn prototypes_of(s: &Schema, key: &str) -> Vec<String> {
+    let d = s.detail_by_key(key).unwrap();
+    prototype_texts(s)
         .into_iter()
         .filter(|(x, _)| *x == d)
         .map(|(_, t)| t)
-        .collect();
+        .collect()
+}
+
+#[test]
+fn a_settings_aliases_stand_for_it_beside_its_name() {
+    let s = vehicle();
+    let texts = prototypes_of(&s, "seat_vertical_position");
     assert!(texts
         .iter()
         .any(|t| t.ends_with("Set seat vertical position (value).")));
@@ -98,12 +103,7 @@ fn a_settings_aliases_stand_for_it_beside_its_name() {
 #[test]
 fn a_colour_alone_stands_for_no_vehicle_setting() {
     let s = vehicle();
-    let ambient = s.detail_by_key("light_ambient_color").unwrap();
-    let texts: Vec<String> = prototype_texts(&s)
-        .into_iter()
-        .filter(|(x, _)| *x == ambient)
-        .map(|(_, t)| t)
-        .collect();
+    let texts = prototypes_of(&s, "light_ambient_color");
     assert!(!texts.iter().any(|t| t.ends_with(": green")), "{texts:?}");
     assert!(texts.iter().any(|t| t.contains("Ambient")));
     // A listed value still stands for its setting, and CarMem's catalogue values for theirs.

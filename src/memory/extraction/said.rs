@@ -77,7 +77,7 @@ impl Models {
         // instead" is a destination; the model answered `none`).
         let named = if named.is_empty()
             && d.kind == ValueKind::Text
-            && (d.call.is_none() || d.attributes.is_empty())
+            && !d.has_example_values()
             && extract::named_choices(&self.schema, only, sentences).is_empty()
         {
             // Not a known value of another category ("make sure it's an AC charging
