@@ -153,6 +153,50 @@ fn a_number_is_read_with_the_sentence_that_says_its_setting() {
 }
 
 #[test]
+fn a_number_for_a_word_many_devices_share_is_read_with_the_device_named_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    // "brightness" is the HUD's, the overhead screen's and the panels' alike: alone, "Brightness
+    // to 9, please." was stored as the centre display's; the sentence before it says which.
+    assert_eq!(
+        said(
+            &m,
+            "The HUD is way too faint in this sun. Brightness to 9, please."
+        ),
+        [("hud_brightness_level".to_string(), "9".to_string())]
+    );
+    // The same across turns of one speaker, with another occupant in between: the level is
+    // the instrument panel's, named in the speaker's turn before.
+    let c = Conversation::from_json(
+        r#"[{"role":"user","speaker":"jacob","text":"I can barely see the instrument panel at night."},
+            {"role":"user","speaker":"brandon","text":"Yeah, it's rough."},
+            {"role":"user","speaker":"jacob","text":"There you go, level 4 should do it. Anyway, how was the trip?"}]"#,
+    )
+    .unwrap();
+    let stored: Vec<(String, String, String)> = m
+        .remember(&user("user"), &c)
+        .unwrap()
+        .into_iter()
+        .map(|o| {
+            let key = m.schema().detail(o.preference.detail).key.clone();
+            (
+                o.preference.user.as_str().to_string(),
+                key,
+                o.preference.attribute,
+            )
+        })
+        .collect();
+    assert_eq!(
+        stored,
+        [(
+            "jacob".to_string(),
+            "instrument_panel_brightness".to_string(),
+            "4".to_string()
+        )]
+    );
+}
+
+#[test]
 fn a_correction_that_names_another_setting_does_not_set_this_one() {
     let dir = tempfile::tempdir().unwrap();
     let m = vehicle_memory(dir.path());

@@ -105,6 +105,18 @@ pub fn spoken_names(schema: &Schema, sentence: &str) -> Vec<usize> {
         .collect()
 }
 
+/// Whether a sentence names the setting(s) of one device ([`spoken_names`] all of one
+/// subcategory): "the HUD brightness", "the seat ventilation" (its switch and its speed); not
+/// "Set brightness to 8.", which the HUD, the overhead screen and the panel share alike, nor
+/// a sentence that names no setting.
+pub fn names_one_device(schema: &Schema, sentence: &str) -> bool {
+    let named = spoken_names(schema, sentence);
+    let device = |i: &usize| schema.details()[*i].sub;
+    named
+        .first()
+        .is_some_and(|f| named.iter().all(|i| device(i) == device(f)))
+}
+
 /// Whether the sentence's words (`said`, [`name_words`]) hold every word of one of the detail's
 /// aliases of two words or more.
 fn alias_said(schema: &Schema, detail: usize, said: &[String]) -> bool {

@@ -23,7 +23,9 @@
 //! takes the later one). A sentence that names its setting by a word few settings share
 //! ("ventilation") stands alone; one that names it only by words many share ("Set the seat
 //! heating to 3.") is joined, which costs nothing: the sentence before adds words, not a
-//! setting.
+//! setting. So is one whose words name the settings of several devices alike: "Set
+//! brightness to 8." is the HUD's, the overhead screen's or the panel's, and "Huh, the HUD is too dim." before it says
+//! which (alone, MiniLM put it nearest the centre display).
 
 use crate::conversation::{sentence_spans, Conversation, Role};
 use crate::memory::typed;
@@ -55,7 +57,9 @@ pub fn statements(schema: &Schema, conversation: &Conversation) -> Vec<String> {
             let s = &text[r.clone()];
             let joins = spans.last().is_some_and(|prev| {
                 let prev = &text[prev.clone()];
-                let unnamed = super::spoken_names(schema, s).is_empty();
+                // Named by no word, or only by words the settings of several devices share
+                // alike ("Set brightness to 8.": the HUD's, the overhead screen's, ...).
+                let unnamed = !super::names_one_device(schema, s);
                 // "Level 8 is good." after "I like the steering wheel warm."
                 let number_for_prev =
                     number(s) && !prev.chars().any(|c| c.is_ascii_digit()) && !number(prev);
@@ -120,6 +124,25 @@ mod tests {
             [
                 "I like the steering wheel warm in the mornings. Level 8 is good.",
                 "Let me just adjust the foot support... there, 43 is a bit better.",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_number_for_a_word_several_settings_share_stays_with_the_sentence_that_says_which() {
+        let s = crate::schema::vehicle_for_tests();
+        let c = conversation(&[
+            "Huh, the HUD is too dim. Set brightness to 8.",
+            "It's so stuffy today. Set the seat ventilation to 3.",
+        ]);
+        // "brightness" is the HUD's, the overhead screen's and the panels' alike; "seat
+        // ventilation" names one device (its switch and its speed).
+        assert_eq!(
+            statements(&s, &c),
+            [
+                "Huh, the HUD is too dim. Set brightness to 8.",
+                "It's so stuffy today.",
+                "Set the seat ventilation to 3.",
             ]
         );
     }
