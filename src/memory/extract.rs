@@ -26,7 +26,8 @@ mod subject;
 pub use mood::{only_now, supposes};
 use names::names_another;
 pub use names::{
-    names_before_lists, names_first, names_one_device, said_value_first, spoken_names,
+    names_before_lists, names_first, names_one_device, said_value_first, says_its_device,
+    spoken_names,
 };
 pub use prompt::{prompt, prompt_prefix};
 use spans::referents;

@@ -435,12 +435,17 @@ impl Models {
         }
     }
 
-    /// Whether `sentence` names a value of `detail` (see [`Models::must_name`]).
+    /// Whether `sentence` names a value of `detail` (see [`Models::must_name`]); a colour only
+    /// where the sentence also says what it is the colour of ([`extract::says_its_device`]).
     fn names(&self, detail: DetailId, sentence: &str) -> bool {
         let d = self.schema.detail(detail);
         match d.kind {
             ValueKind::Integer | ValueKind::Flag => !typed::named(d, sentence).is_empty(),
-            _ => !values::named_values(&self.schema, detail, &[sentence.to_string()]).is_empty(),
+            _ => {
+                !values::named_values(&self.schema, detail, &[sentence.to_string()]).is_empty()
+                    && (!d.has_example_values()
+                        || extract::says_its_device(&self.schema, detail, sentence))
+            }
         }
     }
 

@@ -117,6 +117,35 @@ pub fn names_one_device(schema: &Schema, sentence: &str) -> bool {
         .is_some_and(|f| named.iter().all(|i| device(i) == device(f)))
 }
 
+/// Whether a sentence says a word of what a setting belongs to: its subcategory's name, its
+/// own name or one of its aliases, without the quantity its call sets ("color", "colour").
+/// A colour word alone is said of everything ("I like green tea", "a soft moss green in my
+/// living room", "the canopy makes everything glow green"); a light's or a panel's colour is
+/// said with the light or the panel ("Hm, green light.", "I can't see the gauges").
+pub fn says_its_device(schema: &Schema, detail: DetailId, sentence: &str) -> bool {
+    let d = schema.detail(detail);
+    let fold = |w: String| {
+        if w == "colour" {
+            "color".to_string()
+        } else {
+            w
+        }
+    };
+    let quantity: Vec<String> = d
+        .call
+        .as_ref()
+        .map(|c| name_words(&c.argument).into_iter().map(fold).collect())
+        .unwrap_or_default();
+    let said: Vec<String> = name_words(sentence).into_iter().map(fold).collect();
+    name_words(&schema.sub(d.sub).name)
+        .into_iter()
+        .chain(name_words(&d.name))
+        .chain(d.aliases.iter().flat_map(|a| alias_words(a)))
+        .map(fold)
+        .filter(|w| !quantity.contains(w))
+        .any(|w| said.contains(&w))
+}
+
 /// Whether the sentence's words (`said`, [`name_words`]) hold every word of one of the detail's
 /// aliases of two words or more.
 fn alias_said(schema: &Schema, detail: usize, said: &[String]) -> bool {

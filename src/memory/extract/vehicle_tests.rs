@@ -114,3 +114,32 @@ fn a_colour_alone_stands_for_no_vehicle_setting() {
     let c = Schema::embedded();
     assert!(prototype_texts(&c).len() > c.details().len());
 }
+
+#[test]
+fn a_colour_is_said_of_a_light_or_a_panel_only_with_it() {
+    let s = vehicle();
+    let id = |key: &str| s.detail_by_key(key).unwrap();
+    let (ambient, panel) = (id("light_ambient_color"), id("instrument_panel_color"));
+    assert!(says_its_device(&s, ambient, "Ooh, a red light in here."));
+    assert!(says_its_device(
+        &s,
+        ambient,
+        "Purple lights are so relaxing."
+    ));
+    assert!(says_its_device(
+        &s,
+        panel,
+        "The gauges are hard to read in amber."
+    ));
+    // A colour word alone is said of anything.
+    for text in [
+        "I'd love a green smoothie right now.",
+        "The forest makes everything look green.",
+        "We painted the kitchen a soft yellow.",
+    ] {
+        assert!(!says_its_device(&s, ambient, text), "{text}");
+        assert!(!says_its_device(&s, panel, text), "{text}");
+    }
+    // The quantity is no device, in either spelling.
+    assert!(!says_its_device(&s, ambient, "What a colour!"));
+}
