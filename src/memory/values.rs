@@ -174,15 +174,24 @@ fn refused(sentence: &str, value: &str, whole: bool) -> bool {
 }
 
 /// Whether every word of a value (beside [`WEAK_WORDS`]) is a word of its category's own name,
-/// description or subcategory name: "gas station" of Preferred Gas Station, "news" of General
-/// News Source, "temperature" of Preferred Temperature say which category, not which value.
+/// description or subcategory name, or of the name of a category beside it in its subcategory:
+/// "gas station" of Preferred Gas Station, "news" of General News Source, "temperature" of
+/// Preferred Temperature, "ambient" of the interior lighting colours (beside Interior Lighting
+/// Ambient Preferences) say which category, not which value.
 pub fn names_only_its_category(schema: &Schema, detail: DetailId, value: &str) -> bool {
     let d = schema.detail(detail);
+    let sub = schema.sub(d.sub);
+    let siblings: Vec<&str> = sub
+        .details
+        .iter()
+        .map(|&k| schema.detail(k).name.as_str())
+        .collect();
     let own = stems(&format!(
-        "{} {} {}",
-        schema.sub(d.sub).name,
+        "{} {} {} {}",
+        sub.name,
         d.name,
-        d.description
+        d.description,
+        siblings.join(" ")
     ));
     let said: Vec<String> = stems(value)
         .into_iter()

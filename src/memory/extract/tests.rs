@@ -296,6 +296,22 @@ fn a_value_that_only_says_its_category_is_no_value() {
     assert!(p("preferred_gas_station: the Gas Stations\nend\n").is_empty());
     let shell = p("preferred_gas_station: Shell\nend\n");
     assert_eq!(shell[0].attribute, "Shell");
+    // The name of a category beside it says which category too: "ambient" of the interior
+    // lighting colours (Interior Lighting Ambient Preferences is its sibling).
+    let offered = [cand(&s, "interior_lighting_color_preferences", 0)];
+    let sents = vec!["Make the ambient lighting a bit nicer.".to_string()];
+    let colour = |a: &str| parse(&s, a, &offered, &sents, &[]).unwrap();
+    assert!(colour("interior_lighting_color_preferences: ambient\nend\n").is_empty());
+    let sents = vec!["I love a deep purple in here.".to_string()];
+    let purple = parse(
+        &s,
+        "interior_lighting_color_preferences: deep purple\nend\n",
+        &offered,
+        &sents,
+        &[],
+    )
+    .unwrap();
+    assert_eq!(purple[0].attribute, "deep purple");
     // A known value keeps its place whatever its words ("Shortest Time" of Priority for
     // Shortest Time or Shortest Distance).
     let offered = [cand(
