@@ -24,8 +24,8 @@
 //! ("ventilation") stands alone; one that names it only by words many share ("Set the seat
 //! heating to 3.") is joined, which costs nothing: the sentence before adds words, not a
 //! setting. So is one whose words name the settings of several devices alike: "Set
-//! brightness to 8." is the HUD's, the overhead screen's or the panel's, and "Huh, the HUD is too dim." before it says
-//! which (alone, MiniLM put it nearest the centre display).
+//! brightness to 8." is the HUD's, the overhead screen's or the panel's, and "Huh, the HUD is
+//! too dim." before it says which (alone, MiniLM put it nearest the centre display).
 
 use crate::conversation::{sentence_spans, Conversation, Role};
 use crate::memory::typed;
