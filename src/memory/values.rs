@@ -181,17 +181,17 @@ fn refused(sentence: &str, value: &str, whole: bool) -> bool {
 pub fn names_only_its_category(schema: &Schema, detail: DetailId, value: &str) -> bool {
     let d = schema.detail(detail);
     let sub = schema.sub(d.sub);
-    let siblings: Vec<&str> = sub
+    // The names of every detail of the subcategory, its own among them.
+    let names: Vec<&str> = sub
         .details
         .iter()
         .map(|&k| schema.detail(k).name.as_str())
         .collect();
     let own = stems(&format!(
-        "{} {} {} {}",
+        "{} {} {}",
         sub.name,
-        d.name,
         d.description,
-        siblings.join(" ")
+        names.join(" ")
     ));
     let said: Vec<String> = stems(value)
         .into_iter()

@@ -69,3 +69,14 @@ pub fn key_values(m: &Memory, out: &[glovebox::memory::Outcome]) -> Vec<(String,
         })
         .collect()
 }
+
+/// Each stored preference of `out` as (user, detail key, value): whose it is, too.
+pub fn user_key_values(
+    m: &Memory,
+    out: &[glovebox::memory::Outcome],
+) -> Vec<(String, String, String)> {
+    out.iter()
+        .zip(key_values(m, out))
+        .map(|(o, (key, value))| (o.preference.user.as_str().to_string(), key, value))
+        .collect()
+}

@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use glovebox::conversation::Conversation;
 use glovebox::memory::Memory;
 
-use crate::common::{config, key_values, user};
+use crate::common::{config, key_values, user, user_key_values};
 
 fn vehicle_memory(dir: &Path) -> Memory {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -57,19 +57,7 @@ fn a_setting_made_for_the_occupant_who_asked_is_theirs_not_the_speakers() {
             {"role":"user","speaker":"gary","text":"No problem, Patricia. I'll set it to white. There you go."}]"#,
     )
     .unwrap();
-    let stored: Vec<(String, String, String)> = m
-        .remember(&user("x"), &c)
-        .unwrap()
-        .into_iter()
-        .map(|o| {
-            let key = m.schema().detail(o.preference.detail).key.clone();
-            (
-                o.preference.user.as_str().to_string(),
-                key,
-                o.preference.attribute,
-            )
-        })
-        .collect();
+    let stored = user_key_values(&m, &m.remember(&user("x"), &c).unwrap());
     assert!(
         stored.iter().all(|(who, _, _)| who != "gary"),
         "Gary only carried out Patricia's wish: {stored:?}"
@@ -173,19 +161,7 @@ fn a_number_for_a_word_many_devices_share_is_read_with_the_device_named_before_i
             {"role":"user","speaker":"jacob","text":"There you go, level 4 should do it. Anyway, how was the trip?"}]"#,
     )
     .unwrap();
-    let stored: Vec<(String, String, String)> = m
-        .remember(&user("user"), &c)
-        .unwrap()
-        .into_iter()
-        .map(|o| {
-            let key = m.schema().detail(o.preference.detail).key.clone();
-            (
-                o.preference.user.as_str().to_string(),
-                key,
-                o.preference.attribute,
-            )
-        })
-        .collect();
+    let stored = user_key_values(&m, &m.remember(&user("user"), &c).unwrap());
     assert_eq!(
         stored,
         [(
