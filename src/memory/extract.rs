@@ -188,6 +188,11 @@ pub struct Offering<'a> {
     pub max: usize,
     /// The learned offer decision ([`crate::memory::offer`]); `None`: the margin rule.
     pub model: Option<&'a OfferModel>,
+    /// Which passing sentences may be the conversation's strongest (`None`: every one). A
+    /// sentence whose best category needs a value it does not name ("The navigation voice is
+    /// too quiet.") can store nothing there, and sets no bar for the sentence that does ("Let
+    /// me just crank this up to 90"); it still offers when it clears the bar of the others.
+    pub leads: Option<&'a [bool]>,
 }
 
 /// The offers of a gated extraction, best first: every user sentence that passes the
@@ -218,7 +223,18 @@ pub fn offers(
     // the conversation's strongest (within `margin`), so that when the strongest is about an
     // opted-out category, a weaker sentence cannot smuggle in its nearest allowed neighbour;
     // the model reads the same distance as one of its features.
-    let conv_top = strongest(scores, passes);
+    let leading: Vec<bool> = match how.leads {
+        Some(l) => passes
+            .iter()
+            .zip(l.iter().chain(std::iter::repeat(&true)))
+            .map(|(&p, &l)| p && l)
+            .collect(),
+        None => passes.to_vec(),
+    };
+    let conv_top = match strongest(scores, &leading) {
+        t if t.is_finite() => t,
+        _ => strongest(scores, passes),
+    };
     for (si, row) in scores.iter().enumerate() {
         if !passing(si) {
             continue;

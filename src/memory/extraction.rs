@@ -94,6 +94,7 @@ impl Models {
         );
         let mut scores = extract::sentence_scores(&self.schema, &protos, &vecs, exclude);
         self.settle_rows(&mut scores, &passes, &sentences);
+        let leads = self.leads(&scores, &passes, &sentences);
         let x = &self.cfg.extraction;
         let offered = extract::offers(
             &self.schema,
@@ -106,6 +107,7 @@ impl Models {
                 per_sentence: x.shortlist,
                 max: x.max_preferences,
                 model: self.offer.as_ref(),
+                leads: Some(&leads),
             },
         );
         // A setting named first and given its value after ("I overcorrected the seat. 82 is
@@ -306,28 +308,28 @@ impl Models {
                 ValueKind::Text => d.has_example_values(),
             }
         };
-        let names = |d: DetailId, i: usize| {
-            let detail = schema.detail(d);
-            // A sentence that names another setting by its name ("Raise the cushion extension
-            // to 50." after "My legs are tired.") sets that one, not this.
-            let spoken = extract::spoken_names(schema, &sentences[i]);
-            if !spoken.is_empty() && !spoken.contains(&d.index()) {
-                return false;
-            }
-            match detail.kind {
-                ValueKind::Integer | ValueKind::Flag => {
-                    !typed::named(detail, &sentences[i]).is_empty()
-                }
-                // A colour corrects only where the setting is said with it ("Change ambient
-                // light to cyan"): a colour word alone names no light ("well, there's always
-                // neon orange").
-                ValueKind::Text if spoken.is_empty() => false,
-                _ => {
-                    !values::named_values(schema, d, std::slice::from_ref(&sentences[i])).is_empty()
-                }
-            }
-        };
+        let names = |d: DetailId, i: usize| self.corrects(d, &sentences[i]);
         correction::follow(offered, &info, typed, names)
+    }
+
+    /// Whether a later sentence names a value of `d` that corrects the setting
+    /// ([`Models::follow_corrections`]): a value of its type, and no other setting by its name.
+    fn corrects(&self, d: DetailId, sentence: &str) -> bool {
+        let detail = self.schema.detail(d);
+        // A sentence that names another setting by its name ("Raise the cushion extension
+        // to 50." after "My legs are tired.") sets that one, not this.
+        let spoken = extract::spoken_names(&self.schema, sentence);
+        if !spoken.is_empty() && !spoken.contains(&d.index()) {
+            return false;
+        }
+        match detail.kind {
+            ValueKind::Integer | ValueKind::Flag => !typed::named(detail, sentence).is_empty(),
+            // A colour corrects only where the setting is said with it ("Change ambient light
+            // to cyan"): a colour word alone names no light ("well, there's always neon
+            // orange").
+            ValueKind::Text if spoken.is_empty() => false,
+            _ => !values::named_values(&self.schema, d, &[sentence.to_string()]).is_empty(),
+        }
     }
 
     /// The LLM's answer for one sentence's offer, with each line's confidence and the tokens
@@ -423,6 +425,29 @@ impl Models {
     /// contrast."). CarMem's details (no call) and free text without examples still ask.
     fn nothing_named(&self, c: &Candidate, sentences: &[String]) -> bool {
         self.must_name(c.detail) && !self.names(c.detail, &sentences[c.sentence])
+    }
+
+    /// Which sentences may set the bar the others offer against ([`extract::Offering::leads`]):
+    /// those whose best category is one they could store, not one whose value they would have
+    /// to name and which neither they nor a later correction name ([`Models::nothing_named`],
+    /// [`Models::corrects`]): "The navigation voice is too quiet." names no voice mode, and
+    /// sets no bar for "Let me just crank this up to 90"; "I find the overhead screen too
+    /// bright" is followed by "I dimmed it down to the minimum level 1" and leads.
+    fn leads(&self, scores: &[Vec<f32>], passes: &[bool], sentences: &[String]) -> Vec<bool> {
+        let follows = |i: usize| {
+            passes.get(i).copied().unwrap_or(false) || correction::refers_back(&sentences[i])
+        };
+        (0..scores.len())
+            .map(|i| {
+                extract::best_category(&scores[i]).is_none_or(|(k, _)| {
+                    let d = self.schema.details()[k].id;
+                    !self.must_name(d)
+                        || self.names(d, &sentences[i])
+                        || (i + 1..sentences.len())
+                            .any(|j| follows(j) && self.corrects(d, &sentences[j]))
+                })
+            })
+            .collect()
     }
 
     /// Whether a detail's value must be named in the evidence to be stored: typed details

@@ -342,7 +342,39 @@ fn margin_rule(
         per_sentence,
         max,
         model: None,
+        leads: None,
     }
+}
+
+#[test]
+fn a_sentence_that_does_not_lead_sets_no_bar() {
+    let s = Schema::embedded();
+    let n = s.details().len();
+    let (temp, genres) = (
+        s.detail_by_key("preferred_temperature").unwrap(),
+        s.detail_by_key("favorite_genres").unwrap(),
+    );
+    let (mut strong, mut weak) = (vec![0.0f32; n], vec![0.0f32; n]);
+    strong[temp.index()] = 0.8;
+    weak[genres.index()] = 0.6;
+    let rows = [strong, weak];
+    let all = s.all_details();
+    let offered = |leads: Option<&[bool]>| -> Vec<(DetailId, usize)> {
+        let how = Offering {
+            leads,
+            ..margin_rule(0.3, 0.1, 1, 3)
+        };
+        offers(&s, &rows, (&[], &[true, true]), &all, &how)
+            .iter()
+            .map(|c| (c.detail, c.sentence))
+            .collect()
+    };
+    // The strongest sentence keeps the weaker one out...
+    assert_eq!(offered(None), [(temp, 0)]);
+    // ...unless it cannot store what it is nearest: then both offer.
+    assert_eq!(offered(Some(&[false, true])), [(temp, 0), (genres, 1)]);
+    // When no sentence leads, the bar is every passing sentence's, as without the rule.
+    assert_eq!(offered(Some(&[false, false])), [(temp, 0)]);
 }
 
 #[test]
