@@ -268,3 +268,28 @@ fn a_colour_corrected_in_the_same_breath_ends_on_the_correction() {
         [("light_ambient_color".to_string(), "cyan".to_string())]
     );
 }
+
+#[test]
+fn a_sentence_that_can_store_nothing_sets_no_bar_for_the_one_that_gives_the_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    // The first sentence is nearest the voice mode and names none; it used to be the
+    // conversation's strongest and kept the sentence with the volume from offering at all.
+    assert_eq!(
+        said(
+            &m,
+            "The navigation voice is far too quiet. I keep missing my exits over the engine \
+             noise. Let me just turn it up to 85."
+        ),
+        [("navigation_volume".to_string(), "85".to_string())]
+    );
+    // A device's word with the quantity its call sets names that device's setting: the panel's
+    // brightness, not the centre display's.
+    assert_eq!(
+        said(
+            &m,
+            "I'll turn the panel brightness down to 2, it's glaring."
+        ),
+        [("instrument_panel_brightness".to_string(), "2".to_string())]
+    );
+}

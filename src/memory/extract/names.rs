@@ -68,11 +68,14 @@ pub fn spoken_names(schema: &Schema, sentence: &str) -> Vec<usize> {
         .iter()
         .map(|d| {
             // The quantity a call sets ("degree", "speed", "level") names no device: "keep
-            // the AC at 21 degrees" is no window's "open degree".
+            // the AC at 21 degrees" is no window's "open degree". Said right after its
+            // device's word it does: "the panel brightness" is the instrument panel's.
             let quantity = d.call.as_ref().map(|c| name_words(&c.argument));
-            let mut w = name_words(&d.name);
+            let full = name_words(&d.name);
+            let mut w = full.clone();
             w.retain(|x| !quantity.as_ref().is_some_and(|q| q.contains(x)));
             w = with_pairs(w);
+            w.extend(with_pairs(full).into_iter().filter(|x| x.contains(' ')));
             w.sort();
             w.dedup();
             w

@@ -37,10 +37,16 @@ fn a_setting_said_by_its_name_comes_first() {
     // Words many setting names share ("seat", "level") say nothing specific.
     assert!(keys("Set the seat to level 3.").is_empty());
     assert!(keys("What a lovely afternoon.").is_empty());
-    // A call's quantity ("degree") names no device.
+    // A call's quantity ("degree") names no device...
     assert!(!keys("I usually keep the AC at 21 degrees.")
         .iter()
         .any(|k| k.contains("open_degree")));
+    // ...but said after its device's word it names the device's: the panel's brightness,
+    // not the centre display's or the HUD's.
+    assert_eq!(
+        keys("I'll crank the panel brightness to 5."),
+        ["instrument_panel_brightness"]
+    );
     let mut row = vec![0.5; s.details().len()];
     let leg = s.detail_by_key("seat_leg_support_height").unwrap().index();
     row[leg] = 0.45;
