@@ -213,7 +213,8 @@ pub fn find(sentence: &str) -> Option<String> {
     let toks = tokens(sentence);
     let lower = sentence.to_lowercase().replace('’', "'");
     for (i, (start, _, w)) in toks.iter().enumerate() {
-        let opener = OPENERS.contains(&w.as_str());
+        let purpose = for_others(sentence, &toks, i);
+        let opener = OPENERS.contains(&w.as_str()) || purpose;
         let time = TIME_PREPOSITIONS.contains(&w.as_str()) && time_word_after(&toks, i).is_some();
         if !opener && !time {
             continue;
@@ -247,6 +248,9 @@ pub fn find(sentence: &str) -> Option<String> {
             // "at night": the preposition, an article, the time word.
             let t = time_word_after(&toks, i).expect("checked");
             toks[t].1
+        } else if purpose {
+            // A purpose trails its main clause: it runs to the clause's end.
+            end
         } else {
             main_clause_start(&toks, i, end).unwrap_or(end)
         };
@@ -268,6 +272,40 @@ pub fn find(sentence: &str) -> Option<String> {
         return Some(lower_first(text));
     }
     None
+}
+
+/// Whether the `so` at token `i` opens a purpose for the other people in the car ("turning
+/// the navigation volume up to 80 *so you can hear it clearly*", "set the volume to 25 *so we
+/// can jam*"): `so` (or `so that`) inside the sentence, then `you`, `we`, `she`, `he` or
+/// `they`, then a modal. A setting made for them holds while they are there, or for what they
+/// do together. A purpose of the speaker's own ("so I can see the gauges") is a reason that
+/// always holds, and a result is no purpose: "so you have time to warm up", nor a `so` after a
+/// comma or a dash ("I've changed my parking needs, so we won't be needing ...").
+fn for_others(sentence: &str, toks: &[(usize, usize, String)], i: usize) -> bool {
+    const OTHERS: &[&str] = &["you", "we", "she", "he", "they"];
+    const JOINED: &[&str] = &["you'll", "we'll", "she'll", "he'll", "they'll"];
+    const MODALS: &[&str] = &[
+        "can", "could", "will", "would", "won't", "wouldn't", "don't", "doesn't", "do", "may",
+        "might", "shall", "can't",
+    ];
+    if i == 0 || toks[i].2 != "so" {
+        return false;
+    }
+    let between = &sentence[toks[i - 1].1..toks[i].0];
+    if between.contains([',', ';', '—', '–', ':']) {
+        return false;
+    }
+    let mut j = i + 1;
+    if toks.get(j).is_some_and(|t| t.2 == "that") {
+        j += 1;
+    }
+    match toks.get(j).map(|t| t.2.as_str()) {
+        Some(w) if JOINED.contains(&w) => true,
+        Some(w) if OTHERS.contains(&w) => toks
+            .get(j + 1)
+            .is_some_and(|t| MODALS.contains(&t.2.as_str())),
+        _ => false,
+    }
 }
 
 /// The token index of a time word right after the preposition at `i` ("at night", "in the

@@ -101,26 +101,31 @@ pub fn named_month(text: &str) -> Option<(u32, Option<u32>)> {
     })
 }
 
-/// The newest unconditional value of `detail` in a person's history (oldest first) that was
-/// said in the month, and on the day if one is given, that a request names ([`named_month`]):
-/// "back to my jamming volume from March" is the volume said in March, not the one said since.
+/// The newest value of `detail` in a person's history (oldest first) that was said in the
+/// month, and on the day if one is given, that a request names ([`named_month`]): "back to my
+/// jamming volume from March" is the volume said in March, not the one said since. An
+/// unconditional value said then comes first; else one said for a situation ("25 so we can
+/// jam"), since the month, not the situation, is what the request names.
 pub fn said_in(
     history: &[HistoryEntry],
     detail: DetailId,
     (month, day): (u32, Option<u32>),
 ) -> Option<&str> {
-    history
-        .iter()
-        .filter_map(|e| {
-            let after = e.after.as_ref()?;
-            let (m, d) = crate::rfc3339::month_day(e.time);
-            (after.detail == detail
-                && after.condition.is_none()
-                && m == month
-                && day.is_none_or(|x| x == d))
-            .then_some(after.attribute.as_str())
-        })
-        .next_back()
+    let then = |conditional: bool| {
+        history
+            .iter()
+            .filter_map(|e| {
+                let after = e.after.as_ref()?;
+                let (m, d) = crate::rfc3339::month_day(e.time);
+                (after.detail == detail
+                    && after.condition.is_some() == conditional
+                    && m == month
+                    && day.is_none_or(|x| x == d))
+                .then_some(after.attribute.as_str())
+            })
+            .next_back()
+    };
+    then(false).or_else(|| then(true))
 }
 
 #[cfg(test)]

@@ -138,6 +138,52 @@ fn a_situation_condition_is_met_by_what_the_moment_says() {
 }
 
 #[test]
+fn a_setting_made_for_the_others_in_the_car_holds_for_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    let tom = user("tom");
+    m.remember(&tom, &conv("Set the radio volume to 12, that's plenty."))
+        .unwrap();
+    m.remember(
+        &tom,
+        &conv("Okay Grandpa, I'm turning the radio volume up to 30 so you can follow the match."),
+    )
+    .unwrap();
+    let stored: Vec<(String, Option<String>)> = m
+        .list(&tom)
+        .unwrap()
+        .into_iter()
+        .map(|p| (p.attribute, p.condition))
+        .collect();
+    assert!(
+        stored.contains(&("30".into(), Some("so you can follow the match".into()))),
+        "{stored:?}"
+    );
+    // Alone, the usual volume; with the match on, the one for Grandpa.
+    let key = "radio_volume";
+    assert_eq!(
+        current(
+            &m,
+            "tom",
+            key,
+            "Just me today, fix the radio volume.",
+            &Situation::default()
+        ),
+        Some(("12".into(), None))
+    );
+    assert_eq!(
+        current(
+            &m,
+            "tom",
+            key,
+            "Grandpa wants to follow the match again.",
+            &Situation::default()
+        ),
+        Some(("30".into(), Some(true)))
+    );
+}
+
+#[test]
 fn category_recall_skips_the_gate_and_names_bad_input() {
     let dir = tempfile::tempdir().unwrap();
     let m = vehicle_memory(dir.path());

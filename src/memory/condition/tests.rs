@@ -165,3 +165,27 @@ fn other_conditions_go_to_similarity() {
         Verdict::BySimilarity
     );
 }
+
+#[test]
+fn a_purpose_for_the_others_in_the_car_is_a_condition_the_speakers_own_is_not() {
+    assert_eq!(
+        find("Okay Dad, I'll raise the radio to 70 so you can follow the game.").as_deref(),
+        Some("so you can follow the game")
+    );
+    assert_eq!(
+        find("Put the seat heating on 2 so that we don't freeze on the ferry.").as_deref(),
+        Some("so that we don't freeze on the ferry")
+    );
+    // The speaker's own reason always holds; a result is no purpose; "so" opening the
+    // sentence is a discourse word.
+    assert_eq!(
+        find("I keep the HUD high so I can see over the bonnet."),
+        None
+    );
+    assert_eq!(find("We left early, so you have time to rest."), None);
+    assert_eq!(find("So we can go with 21 degrees then."), None);
+    assert_eq!(
+        find("I've changed my plans, so we won't be needing the heated seats."),
+        None
+    );
+}
