@@ -286,8 +286,10 @@ impl Memory {
     }
 
     /// The embeddings a condition is compared with: the utterance (`query`, when already
-    /// embedded) and each sentence of the situation's facts, each on its own so that a long
-    /// narration does not dilute the one sentence that meets a condition.
+    /// embedded), each of its clauses when it has several ([`clauses`]), and each sentence of
+    /// the situation's facts, each on its own so that a long narration, or a step asked in the
+    /// same breath ("my jamming volume from March, but turn it up 5 more"), does not dilute
+    /// the words that meet a condition.
     fn situation_vectors(
         &self,
         text: &str,
@@ -299,6 +301,12 @@ impl Memory {
             Some(q) => out.push(q.to_vec()),
             None if !text.trim().is_empty() => out.push(self.models.embed_urgent(text)?),
             None => {}
+        }
+        let parts = clauses(text);
+        if parts.len() > 1 {
+            for c in parts {
+                out.push(self.models.embed_urgent(&c)?);
+            }
         }
         for fact in &situation.facts {
             for s in crate::conversation::split_sentences(fact) {
@@ -510,4 +518,19 @@ impl Memory {
             tracing::warn!("cannot record recall times: {e}");
         }
     }
+}
+
+/// The clauses of an utterance of three words or more: its sentences, cut at commas,
+/// semicolons and dashes.
+fn clauses(text: &str) -> Vec<String> {
+    crate::conversation::split_sentences(text)
+        .iter()
+        .flat_map(|s| {
+            s.split([',', ';', '—', '–'])
+                .map(str::trim)
+                .filter(|c| c.split_whitespace().count() >= 3)
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }

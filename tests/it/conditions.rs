@@ -181,6 +181,17 @@ fn a_setting_made_for_the_others_in_the_car_holds_for_them() {
         ),
         Some(("30".into(), Some(true)))
     );
+    // A step asked in the same breath does not drown the words that meet the condition.
+    assert_eq!(
+        current(
+            &m,
+            "tom",
+            key,
+            "Grandpa wants to follow the match again, but turn it up 5 more, the engine is so loud today.",
+            &Situation::default()
+        ),
+        Some(("30".into(), Some(true)))
+    );
 }
 
 #[test]
