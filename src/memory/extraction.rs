@@ -118,7 +118,7 @@ impl Models {
         let offered = self.evidence_that_names(offered, &sentences, &scores, &passes);
         let offered: Vec<Candidate> = offered
             .into_iter()
-            .filter(|c| !self.nothing_named(c, &sentences))
+            .filter(|c| !self.nothing_named(c.detail, &sentences[c.sentence]))
             .collect();
         let mut out = Extraction {
             offered: offered.clone(),
@@ -416,15 +416,14 @@ impl Models {
         Ok((text, conf, decoded))
     }
 
-    /// Whether an offered detail's value must be named in its evidence sentence to be stored
-    /// and is not: a typed detail (integer, flag), or a vehicle setting whose values the schema
+    /// Whether a detail's value must be named in a sentence to be stored from it and is not: a typed detail (integer, flag), or a vehicle setting whose values the schema
     /// lists (a choice detail with a vehicle call, or its text with example values, a colour).
     /// Asking the model then can only yield `none` or a value the sentence did not say (on
     /// VehicleMemBench the 270M model answered `12h` for the time format of "It always takes
     /// longer than expected." and `contrast` for the ambient colour of "I like that
     /// contrast."). CarMem's details (no call) and free text without examples still ask.
-    fn nothing_named(&self, c: &Candidate, sentences: &[String]) -> bool {
-        self.must_name(c.detail) && !self.names(c.detail, &sentences[c.sentence])
+    fn nothing_named(&self, detail: DetailId, sentence: &str) -> bool {
+        self.must_name(detail) && !self.names(detail, sentence)
     }
 
     /// Which sentences may set the bar the others offer against ([`extract::Offering::leads`]):
@@ -441,8 +440,7 @@ impl Models {
             .map(|i| {
                 extract::best_category(&scores[i]).is_none_or(|(k, _)| {
                     let d = self.schema.details()[k].id;
-                    !self.must_name(d)
-                        || self.names(d, &sentences[i])
+                    !self.nothing_named(d, &sentences[i])
                         || (i + 1..sentences.len())
                             .any(|j| follows(j) && self.corrects(d, &sentences[j]))
                 })

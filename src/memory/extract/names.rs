@@ -4,7 +4,7 @@
 //! not hold it ([`names_before_lists`]).
 
 use crate::memory::values::{self, singular};
-use crate::schema::{DetailId, Schema, ValueKind};
+use crate::schema::{Detail, DetailId, Schema, ValueKind};
 
 /// The words of a category or sentence for [`spoken_names`]: lower case, letters and digits,
 /// a plural `s` dropped.
@@ -14,6 +14,15 @@ fn name_words(text: &str) -> Vec<String> {
         .filter(|w| !w.is_empty())
         .map(singular)
         .collect()
+}
+
+/// The [`name_words`] of the quantity a detail's call sets (its value argument: "degree",
+/// "brightness"); none for a detail without a call.
+fn quantity_words(d: &Detail) -> Vec<String> {
+    d.call
+        .as_ref()
+        .map(|c| name_words(&c.argument))
+        .unwrap_or_default()
 }
 
 /// The name words of an alias, without the words that join a name and name nothing ("traffic
@@ -70,10 +79,10 @@ pub fn spoken_names(schema: &Schema, sentence: &str) -> Vec<usize> {
             // The quantity a call sets ("degree", "speed", "level") names no device: "keep
             // the AC at 21 degrees" is no window's "open degree". Said right after its
             // device's word it does: "the panel brightness" is the instrument panel's.
-            let quantity = d.call.as_ref().map(|c| name_words(&c.argument));
+            let quantity = quantity_words(d);
             let full = name_words(&d.name);
             let mut w = full.clone();
-            w.retain(|x| !quantity.as_ref().is_some_and(|q| q.contains(x)));
+            w.retain(|x| !quantity.contains(x));
             w = with_pairs(w);
             w.extend(with_pairs(full).into_iter().filter(|x| x.contains(' ')));
             w.sort();
@@ -134,11 +143,7 @@ pub fn says_its_device(schema: &Schema, detail: DetailId, sentence: &str) -> boo
             w
         }
     };
-    let quantity: Vec<String> = d
-        .call
-        .as_ref()
-        .map(|c| name_words(&c.argument).into_iter().map(fold).collect())
-        .unwrap_or_default();
+    let quantity: Vec<String> = quantity_words(d).into_iter().map(fold).collect();
     let said: Vec<String> = name_words(sentence).into_iter().map(fold).collect();
     name_words(&schema.sub(d.sub).name)
         .into_iter()
@@ -167,10 +172,10 @@ fn alias_said(schema: &Schema, detail: usize, said: &[String]) -> bool {
 fn said_in_full(schema: &Schema, detail: usize, said: &[String]) -> bool {
     let d = &schema.details()[detail];
     let sub = name_words(&schema.sub(d.sub).name);
-    let quantity = d.call.as_ref().map(|c| name_words(&c.argument));
+    let quantity = quantity_words(d);
     let own: Vec<String> = name_words(&d.name)
         .into_iter()
-        .filter(|w| !sub.contains(w) && !quantity.as_ref().is_some_and(|q| q.contains(w)))
+        .filter(|w| !sub.contains(w) && !quantity.contains(w))
         .collect();
     (own.len() >= 2 && own.iter().all(|w| said.contains(w))) || alias_said(schema, detail, said)
 }
