@@ -16,6 +16,7 @@ use super::offer::OfferModel;
 use super::values::{self, named_values, NOT};
 use crate::schema::{DetailId, DetailSet, Schema, ValueKind};
 
+mod held;
 mod mood;
 mod names;
 mod prompt;
@@ -23,6 +24,7 @@ mod spans;
 mod statements;
 mod subject;
 
+pub use held::{held_value_first, Held};
 pub use mood::{only_now, supposes};
 use names::names_another;
 pub use names::{

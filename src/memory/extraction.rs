@@ -5,6 +5,7 @@
 
 use std::time::Instant;
 
+mod rows;
 mod said;
 
 use super::counters::Counters;
@@ -62,7 +63,7 @@ impl Models {
         conversation: &Conversation,
         allowed: &DetailSet,
     ) -> Result<Extraction, MemoryError> {
-        self.extract_excluding(conversation, allowed, None)
+        self.extract_excluding(conversation, allowed, None, &[])
     }
 
     /// [`Models::extract`], leaving out the labelled examples that came from `exclude` (the
@@ -73,11 +74,15 @@ impl Models {
     /// sentence's offer from that sentence, one question per sentence, so every preference
     /// carries its own evidence. A conversation no sentence of which passes the gate costs one
     /// embedder pass and no LLM call.
+    ///
+    /// `held` are the speaker's stored values: a sentence that names one of them and no setting
+    /// ("82 is too low") speaks of the setting holding it ([`extract::held_value_first`]).
     pub fn extract_excluding(
         &self,
         conversation: &Conversation,
         allowed: &DetailSet,
         exclude: Option<&str>,
+        held: &extract::Held,
     ) -> Result<Extraction, MemoryError> {
         let t0 = Instant::now();
         let sentences = extract::statements(&self.schema, conversation);
@@ -93,7 +98,7 @@ impl Models {
             passes.iter().filter(|&&p| p).count() as u64,
         );
         let mut scores = extract::sentence_scores(&self.schema, &protos, &vecs, exclude);
-        self.settle_rows(&mut scores, &passes, &sentences);
+        self.settle_rows(&mut scores, &passes, &sentences, held);
         let leads = self.leads(&scores, &passes, &sentences);
         let x = &self.cfg.extraction;
         let offered = extract::offers(
@@ -223,7 +228,7 @@ impl Models {
         let gate: Vec<f32> = vecs.iter().map(|v| self.gate.probability(v)).collect();
         let passes = self.passing(&gate, &sentences);
         let mut scores = extract::sentence_scores(&self.schema, &protos, &vecs, exclude);
-        self.settle_rows(&mut scores, &passes, &sentences);
+        self.settle_rows(&mut scores, &passes, &sentences, &[]);
         Ok((sentences, (gate, passes, scores)))
     }
 
@@ -468,91 +473,6 @@ impl Models {
                 !values::named_values(&self.schema, detail, &[sentence.to_string()]).is_empty()
                     && (!d.has_example_values()
                         || extract::says_its_device(&self.schema, detail, sentence))
-            }
-        }
-    }
-
-    /// What a passing sentence says plainly reorders its categories: the categories whose
-    /// value it would have to name and does not are dropped first ([`Models::prefer_named`]);
-    /// then, with `extraction.names_first`, the settings it names come first
-    /// ([`extract::names_first`]: within `margin` of the best that can hold what it says, so
-    /// "I like the ambient light, but the reading light is too dim. Set it to 8." is the
-    /// reading light, not the ambient colour it names no colour of); then a category of names
-    /// before a closed list beside it, when it names a thing ([`extract::names_before_lists`]).
-    fn settle_rows(&self, scores: &mut [Vec<f32>], passes: &[bool], sentences: &[String]) {
-        self.prefer_named(scores, passes, sentences);
-        if self.cfg.extraction.names_first {
-            for (i, row) in scores.iter_mut().enumerate() {
-                if passes.get(i).copied().unwrap_or(false) {
-                    extract::names_first(
-                        &self.schema,
-                        row,
-                        &sentences[i],
-                        self.cfg.extraction.margin,
-                    );
-                }
-            }
-        }
-        for (i, row) in scores.iter_mut().enumerate() {
-            if passes.get(i).copied().unwrap_or(false) {
-                extract::names_before_lists(
-                    &self.schema,
-                    row,
-                    sentences,
-                    i,
-                    self.cfg.extraction.margin,
-                );
-                extract::said_value_first(
-                    &self.schema,
-                    row,
-                    &sentences[i],
-                    self.cfg.extraction.margin,
-                );
-            }
-        }
-    }
-
-    /// Among a passing sentence's closest categories, those whose value it names come before
-    /// those whose value it would have to name and does not: "Let me bump it up to 84." is
-    /// nearest the cabin temperature (as in "I'll bump it up to 22"), but 84 is no temperature
-    /// and is a seat position; the categories that cannot hold what it says are dropped from
-    /// its row. A sentence that names no such value keeps its row (it may name the setting
-    /// that a later sentence gives a value, [`Models::follow_corrections`]). A question offers
-    /// none of the categories whose value must be named, nor any vehicle setting: it asks, it
-    /// does not state.
-    fn prefer_named(&self, scores: &mut [Vec<f32>], passes: &[bool], sentences: &[String]) {
-        const CLOSEST: usize = 5;
-        for (i, row) in scores.iter_mut().enumerate() {
-            if !passes.get(i).copied().unwrap_or(false) {
-                continue;
-            }
-            let mut top: Vec<usize> = (0..row.len()).collect();
-            top.sort_by(|&a, &b| row[b].total_cmp(&row[a]));
-            top.truncate(CLOSEST);
-            let ids: Vec<DetailId> = top.iter().map(|&k| self.schema.details()[k].id).collect();
-            let must: Vec<bool> = ids.iter().map(|&d| self.must_name(d)).collect();
-            let named: Vec<bool> = ids
-                .iter()
-                .zip(&must)
-                .map(|(&d, &m)| m && self.names(d, &sentences[i]))
-                .collect();
-            // A question asks; it states no setting's value ("Is 84 the optimal setting?"),
-            // nor a vehicle setting's free text ("Who's visiting?" is no destination).
-            if sentences[i].trim_end().ends_with('?') {
-                for (&k, &m) in top.iter().zip(&must) {
-                    if m || self.schema.details()[k].call.is_some() {
-                        row[k] = f32::NEG_INFINITY;
-                    }
-                }
-                continue;
-            }
-            if !named.iter().any(|&n| n) {
-                continue;
-            }
-            for ((&k, &m), &n) in top.iter().zip(&must).zip(&named) {
-                if m && !n {
-                    row[k] = f32::NEG_INFINITY;
-                }
             }
         }
     }

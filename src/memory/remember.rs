@@ -36,9 +36,15 @@ impl Memory {
         let mut out = Vec::new();
         for part in conversation.parts(user) {
             let allowed = self.allowed(&part.speaker)?;
+            let held: Vec<_> = self
+                .store
+                .list(&part.speaker)?
+                .into_iter()
+                .map(|p| (p.detail, p.attribute))
+                .collect();
             let extraction =
                 self.models
-                    .extract_excluding(&part.conversation, &allowed, exclude)?;
+                    .extract_excluding(&part.conversation, &allowed, exclude, &held)?;
             let mut items: Vec<_> = extraction
                 .items
                 .iter()

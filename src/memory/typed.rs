@@ -218,6 +218,19 @@ fn numeric_words(sentence: &str) -> String {
 /// bottom for "max"/"lowest"); for a flag, `on` or `off` when the sentence switches it; empty
 /// for other kinds.
 pub fn named(detail: &Detail, sentence: &str) -> Vec<String> {
+    let spaced = sentence.replace(['—', '–'], " ");
+    let mut out = mentioned(detail, sentence);
+    if detail.kind == ValueKind::Integer {
+        // A number the sentence turns down is not the setting ("Level 3 is too strong,
+        // let's stick to level 1", "as long as it's not 86 on the dial").
+        out.retain(|v| !turns_down(&spaced, v));
+    }
+    out
+}
+
+/// The values of a typed detail that `sentence` mentions, turned down or not ("82 is too low"
+/// mentions 82): [`named`] before it leaves out what the sentence turns down.
+pub fn mentioned(detail: &Detail, sentence: &str) -> Vec<String> {
     // Number words ("lower the headrest to three", "twenty-two degrees") read as digits where
     // they stand in a setting's place, not in "one day", "pick one up", "you two".
     // Dashes between words ("seventy-five—that's right") part them as spaces do.
@@ -245,9 +258,6 @@ pub fn named(detail: &Detail, sentence: &str) -> Vec<String> {
                     push(n.to_string());
                 }
             }
-            // A number the sentence turns down is not the setting ("Level 3 is too strong,
-            // let's stick to level 1", "as long as it's not 86 on the dial").
-            out.retain(|v| !turns_down(&spaced, v));
         }
         (ValueKind::Flag, _) => {
             if let Some(state) = flag_state(detail, &w) {

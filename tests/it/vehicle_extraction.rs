@@ -293,3 +293,31 @@ fn a_sentence_that_can_store_nothing_sets_no_bar_for_the_one_that_gives_the_valu
         [("instrument_panel_brightness".to_string(), "2".to_string())]
     );
 }
+
+#[test]
+fn a_setting_spoken_of_by_the_value_it_holds_is_the_one_corrected() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    assert_eq!(
+        said(&m, "Set the HUD brightness to 6, I like it there."),
+        [("hud_brightness_level".to_string(), "6".to_string())]
+    );
+    // "Level 6" is what Gary's HUD brightness holds, and "it" in the next sentence is that
+    // setting: before, the embedder placed the first on the centre display and the second on
+    // the steering wheel heating, and both were stored.
+    assert_eq!(
+        said(
+            &m,
+            "I can barely read the display in this glare. Level 6 is hopeless. Level 9 ought to do it."
+        ),
+        [("hud_brightness_level".to_string(), "9".to_string())]
+    );
+    let stored: Vec<String> = m
+        .store()
+        .list(&user("gary"))
+        .unwrap()
+        .into_iter()
+        .map(|p| format!("{} = {}", m.schema().detail(p.detail).key, p.attribute))
+        .collect();
+    assert_eq!(stored, ["hud_brightness_level = 9"]);
+}

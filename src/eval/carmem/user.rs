@@ -457,7 +457,7 @@ fn extract_or_invalid(
 ) -> Result<(Option<Extraction>, f64), EvalError> {
     let t = Instant::now();
     // The user's own labelled examples (when the examples come from this split) are left out.
-    match models.extract_excluding(conv, allowed, Some(user)) {
+    match models.extract_excluding(conv, allowed, Some(user), &[]) {
         Ok(x) => Ok((Some(x), t.elapsed().as_secs_f64() * 1e3)),
         // The grammar should make an unreadable answer impossible; count it, don't stop.
         Err(MemoryError::Extraction(e)) => {

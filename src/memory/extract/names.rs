@@ -16,6 +16,20 @@ fn name_words(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The [`name_words`] a sentence says as names: a word after an adverb of degree is an
+/// adjective ("82 is too low" names no low beam, "a bit high" no high beam).
+fn said_name_words(sentence: &str) -> Vec<String> {
+    const DEGREE: &[&str] = &[
+        "too", "so", "very", "quite", "pretty", "really", "way", "bit", "little", "rather",
+        "fairly", "slightly", "much",
+    ];
+    let w = name_words(sentence);
+    (0..w.len())
+        .filter(|&i| i == 0 || !DEGREE.contains(&w[i - 1].as_str()))
+        .map(|i| w[i].clone())
+        .collect()
+}
+
 /// The [`name_words`] of the quantity a detail's call sets (its value argument: "degree",
 /// "brightness"); none for a detail without a call.
 fn quantity_words(d: &Detail) -> Vec<String> {
@@ -65,7 +79,7 @@ fn with_pairs(words: Vec<String>) -> Vec<String> {
 pub fn spoken_names(schema: &Schema, sentence: &str) -> Vec<usize> {
     /// A word is specific when at most this many detail names hold it.
     const SPECIFIC: usize = 4;
-    let said_words = name_words(sentence);
+    let said_words = said_name_words(sentence);
     let by_alias: Vec<usize> = (0..schema.details().len())
         .filter(|&i| alias_said(schema, i, &said_words))
         .collect();
@@ -183,15 +197,15 @@ fn said_in_full(schema: &Schema, detail: usize, said: &[String]) -> bool {
 /// Puts the categories a sentence names ([`spoken_names`]) first in its row when the embedder
 /// finds them within `margin` of its best, or when the sentence says the name in full
 /// ([`said_in_full`]): each rises just above the row's best, keeping their own order. (The name
-/// decides between close neighbours; a name word said in passing, "82 is too *low*", does not
-/// pull a far category, the low beam, to the top.)
+/// decides between close neighbours; a name word said in passing does not pull a far category
+/// to the top.)
 pub fn names_first(schema: &Schema, row: &mut [f32], sentence: &str, margin: f32) {
     let named = spoken_names(schema, sentence);
     if named.is_empty() {
         return;
     }
     let top = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let said = name_words(sentence);
+    let said = said_name_words(sentence);
     for i in named {
         let near = row[i] >= top - margin || said_in_full(schema, i, &said);
         if row[i].is_finite() && near {

@@ -64,15 +64,15 @@ pub fn statements(schema: &Schema, conversation: &Conversation) -> Vec<String> {
                 let number_for_prev =
                     number(s) && !prev.chars().any(|c| c.is_ascii_digit()) && !number(prev);
                 // "That's my sweet spot for driving." after "I need the backrest at 73."
-                let habit_of_prev = number(prev)
-                    && !s.chars().any(|c| c.is_ascii_digit())
-                    && crate::memory::usual::states_habit(s);
+                // A question states no habit ("Why do these seats always go overboard?"
+                // after "Lowering it to 20—much better.").
+                let habit = crate::memory::usual::states_habit(s) && !s.trim_end().ends_with('?');
+                let habit_of_prev = number(prev) && !s.chars().any(|c| c.is_ascii_digit()) && habit;
                 // "I always have it on high." after "Oh, and the seat heater on high.": a habit
                 // that points back and names nothing itself says what the sentence before it
                 // is about (any schema).
-                let habit_pointing_back = crate::memory::usual::states_habit(s)
-                    && refers_to_prev(s)
-                    && super::proper_names(s).is_empty();
+                let habit_pointing_back =
+                    habit && refers_to_prev(s) && super::proper_names(s).is_empty();
                 unnamed && (number_for_prev || habit_of_prev || habit_pointing_back)
             });
             match spans.last_mut() {
@@ -153,14 +153,18 @@ mod tests {
         let c = conversation(&[
             "By the way, I need the seat backrest at 73 degrees exactly. That's my sweet spot for driving.",
             "It's loud in here. I always hate that.",
+            "Lowering it to 20, much better. Why do these seats always go overboard?",
         ]);
-        // The second turn's habit follows no number: it stands alone.
+        // The second turn's habit follows no number: it stands alone. A question states no
+        // habit: it stands alone too (joined, the statement would be a question).
         assert_eq!(
             statements(&s, &c),
             [
                 "By the way, I need the seat backrest at 73 degrees exactly. That's my sweet spot for driving.",
                 "It's loud in here.",
                 "I always hate that.",
+                "Lowering it to 20, much better.",
+                "Why do these seats always go overboard?",
             ]
         );
     }

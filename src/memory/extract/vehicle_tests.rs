@@ -37,6 +37,9 @@ fn a_setting_said_by_its_name_comes_first() {
     // Words many setting names share ("seat", "level") say nothing specific.
     assert!(keys("Set the seat to level 3.").is_empty());
     assert!(keys("What a lovely afternoon.").is_empty());
+    // A name word after an adverb of degree is an adjective: "too low" names no low beam.
+    assert!(keys("82 is too low.").is_empty());
+    assert_eq!(keys("Switch the low beam on."), ["light_low_beam_enabled"]);
     // A call's quantity ("degree") names no device...
     assert!(!keys("I usually keep the AC at 21 degrees.")
         .iter()
