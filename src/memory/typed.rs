@@ -244,7 +244,12 @@ pub fn mentioned(detail: &Detail, sentence: &str) -> Vec<String> {
     };
     match (detail.kind, detail.range) {
         (ValueKind::Integer, Some((lo, hi))) => {
-            for word in &w {
+            for (i, word) in w.iter().enumerate() {
+                // An amount of change is no value of the setting ("lowered the leg support by
+                // forty").
+                if i > 0 && w[i - 1] == "by" {
+                    continue;
+                }
                 let n = word
                     .strip_suffix('%')
                     .unwrap_or(word)
@@ -331,6 +336,11 @@ mod tests {
         assert_eq!(named(m, "Not 1, level 2."), ["2"]);
         let v = s.detail(s.detail_by_key("seat_vertical_position").unwrap());
         assert_eq!(named(v, "82 is too low. Put it at 84."), ["84"]);
+        assert_eq!(mentioned(v, "82 is too low. Put it at 84."), ["82", "84"]);
+        // An amount of change is no value.
+        let l = s.detail(s.detail_by_key("seat_leg_support_height").unwrap());
+        assert!(named(l, "There, lowered the leg support by forty.").is_empty());
+        assert_eq!(named(l, "Raised it by 5, to 45."), ["45"]);
         let m = s.detail(s.detail_by_key("music_volume").unwrap());
         assert!(named(m, "As long as it's not 86 on the dial, we're safe.").is_empty());
     }
