@@ -25,7 +25,7 @@ mod statements;
 mod subject;
 
 pub use held::{held_value_first, Held};
-pub use mood::{only_now, supposes};
+pub use mood::{only_now, requests, supposes};
 use names::names_another;
 pub use names::{
     names_before_lists, names_first, names_one_device, said_value_first, says_its_device,

@@ -321,3 +321,21 @@ fn a_setting_spoken_of_by_the_value_it_holds_is_the_one_corrected() {
         .collect();
     assert_eq!(stored, ["hud_brightness_level = 9"]);
 }
+
+#[test]
+fn a_request_in_the_form_of_a_question_is_stored_and_a_question_is_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    // Before, a question stored no vehicle setting at all, or the sixth-closest one: the music
+    // volume's request was stored as the video volume.
+    assert_eq!(
+        said(&m, "Donna, could you set the seat massage to level 2?"),
+        [("seat_massage_level".to_string(), "2".to_string())]
+    );
+    assert_eq!(
+        said(&m, "Can you turn the music volume down to 12?"),
+        [("music_volume".to_string(), "12".to_string())]
+    );
+    assert!(said(&m, "Is 84 the optimal setting?").is_empty());
+    assert!(said(&m, "Would you prefer the music volume at 12?").is_empty());
+}

@@ -37,6 +37,60 @@ pub fn supposes(sentence: &str) -> bool {
     SUPPOSING.contains(&opener.as_str()) && !first.ends_with(',')
 }
 
+/// Openings by which a question asks for something to be done ("Could you set the seat massage
+/// to level 2?"), not for an answer.
+const ASKING_FOR: &[&[&str]] = &[
+    &["can", "you"],
+    &["could", "you"],
+    &["would", "you"],
+    &["can", "we"],
+    &["could", "we"],
+    &["mind", "if"],
+    &["do", "you", "mind"],
+    &["would", "you", "mind"],
+];
+/// Verbs after which such an opening asks for an answer after all ("Can you tell me ...",
+/// "Would you be open to ...", "Would you prefer ...").
+const ANSWERING: &[&str] = &[
+    "be", "tell", "explain", "believe", "imagine", "prefer", "like",
+];
+
+/// Whether a question is a request: its last clause (after a comma or a dash: "Jack, could
+/// you change the airflow?", "Hey John, mind if I mute the navigation voice?") opens, after
+/// "and", "but", "so", "please", "actually", "hey", with a request ([`ASKING_FOR`]) whose
+/// next word is no verb of answering ([`ANSWERING`]). A driver asks a car politely; "Is 84
+/// the optimal setting?" asks for an answer and sets nothing.
+pub fn requests(sentence: &str) -> bool {
+    let s = sentence.trim();
+    if !s.ends_with('?') {
+        return false;
+    }
+    let last = s.rsplit([',', '—', '–', ';']).next().unwrap_or(s);
+    let words: Vec<String> = last
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut i = 0;
+    while words.get(i).is_some_and(|w| {
+        matches!(
+            w.as_str(),
+            "and" | "but" | "so" | "please" | "actually" | "hey"
+        )
+    }) {
+        i += 1;
+    }
+    ASKING_FOR.iter().any(|p| {
+        words.get(i..i + p.len()).is_some_and(|w| w == *p)
+            && words
+                .get(i + p.len())
+                .is_some_and(|next| !ANSWERING.contains(&next.as_str()))
+    })
+}
+
 /// Whether the sentence limits what it asks to this moment: "just for tonight", "just for this
 /// drive", "only this time", "just this once", or "for a sec" / "for a minute" closing a clause
 /// ("Switch over to BBC Radio 2 for a sec, I want the travel news"; not "I can't be offline
@@ -99,7 +153,30 @@ pub fn only_now(sentence: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{only_now, supposes};
+    use super::{only_now, requests, supposes};
+
+    #[test]
+    fn a_question_that_asks_for_something_to_be_done_is_a_request() {
+        for q in [
+            "Jack, could you change the airflow?",
+            "Hey John, mind if I mute the navigation voice?",
+            "Can you bump up the display?",
+            "Actually, Patricia, do you mind switching it to that blue-green color?",
+            "When I'm on a call, can you lower the nav volume to 10 so it doesn't interrupt?",
+        ] {
+            assert!(requests(q), "{q}");
+        }
+        for q in [
+            "Is 84 the optimal setting?",
+            "Can you tell me how long it takes?",
+            "Would you be open to an interview?",
+            "Would you prefer a feedback loop?",
+            "Could you set the seat massage to level 2.",
+            "What tech are they using for navigation?",
+        ] {
+            assert!(!requests(q), "{q}");
+        }
+    }
 
     #[test]
     fn a_wish_limited_to_the_moment_states_nothing_lasting() {

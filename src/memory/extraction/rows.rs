@@ -64,7 +64,7 @@ impl Models {
     /// its row. A sentence that names no such value keeps its row (it may name the setting
     /// that a later sentence gives a value, [`Models::follow_corrections`]). A question offers
     /// none of the categories whose value must be named, nor any vehicle setting: it asks, it
-    /// does not state.
+    /// does not state; unless it is a request ([`extract::requests`]).
     fn prefer_named(&self, scores: &mut [Vec<f32>], passes: &[bool], sentences: &[String]) {
         const CLOSEST: usize = 5;
         for (i, row) in scores.iter_mut().enumerate() {
@@ -82,10 +82,13 @@ impl Models {
                 .map(|(&d, &m)| m && self.names(d, &sentences[i]))
                 .collect();
             // A question asks; it states no setting's value ("Is 84 the optimal setting?"),
-            // nor a vehicle setting's free text ("Who's visiting?" is no destination).
-            if sentences[i].trim_end().ends_with('?') {
-                for (&k, &m) in top.iter().zip(&must) {
-                    if m || self.schema.details()[k].call.is_some() {
+            // nor a vehicle setting's free text ("Who's visiting?" is no destination); a
+            // request in a question's form does ("Could you set the massage to level 2?").
+            if sentences[i].trim_end().ends_with('?') && !extract::requests(&sentences[i]) {
+                // All of them, not only the closest: the next one would take their place
+                // ("Can you turn the music volume down to 12?" was stored as the video's).
+                for (k, d) in self.schema.details().iter().enumerate() {
+                    if d.call.is_some() || self.must_name(d.id) {
                         row[k] = f32::NEG_INFINITY;
                     }
                 }
