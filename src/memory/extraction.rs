@@ -172,7 +172,8 @@ impl Models {
 
     /// What extraction sees in each user sentence: the gate's probability, whether it passes,
     /// the offer decision's probability, the `top` best categories with their scores and the
-    /// condition (`glovebox eval explain` prints it).
+    /// condition (`glovebox eval explain` prints it). The conversation is read alone: no
+    /// speaker's stored values ([`extract::held_value_first`] does not act).
     pub fn explain(
         &self,
         conversation: &Conversation,
