@@ -48,7 +48,10 @@ impl Memory {
             let mut items: Vec<_> = extraction
                 .items
                 .iter()
-                .filter(|e| !self.echoes(conversation, user, &part.speaker, e))
+                .filter(|e| {
+                    !self.echoes(conversation, user, &part.speaker, e)
+                        && !self.carries_out(conversation, user, &part.speaker, e)
+                })
                 .map(|e| (part.time_of(&e.sentence), e))
                 .collect();
             items.sort_by_key(|(t, _)| *t);
@@ -89,6 +92,41 @@ impl Memory {
                 values::says_words(&turn.text, value)
             }
         }
+    }
+
+    /// Whether a speaker's value carries out what another occupant just asked of them: the
+    /// turn it answers ([`Conversation::answered`]) holds a request in a question's form
+    /// ([`super::extract::requests`]) that says a word of the value's setting
+    /// ([`super::extract::says_its_device`]: "the airflow", "the time format") and no value of
+    /// it ("Jack, could you change the airflow?" "Sure, I'll point the air at your feet."). The
+    /// value is then neither the speaker's preference (he chose it for her) nor the asker's
+    /// (she named none, and another occupant's words never become someone else's preference):
+    /// nothing is stored. (A request that names the value is the asker's own statement; the
+    /// answer that repeats it is an echo, [`Memory::echoes`].)
+    fn carries_out(
+        &self,
+        conversation: &Conversation,
+        default: &UserId,
+        speaker: &UserId,
+        e: &Extracted,
+    ) -> bool {
+        let Some(turn) = conversation.answered(default, speaker, &e.sentence) else {
+            return false;
+        };
+        let d = self.schema.detail(e.detail);
+        crate::conversation::split_sentences(&turn.text)
+            .iter()
+            .any(|s| {
+                super::extract::requests(s)
+                    && super::extract::says_its_device(&self.schema, e.detail, s)
+                    && match d.kind {
+                        ValueKind::Integer | ValueKind::Flag => typed::named(d, s).is_empty(),
+                        ValueKind::Choice | ValueKind::Text => {
+                            values::named_values(&self.schema, e.detail, std::slice::from_ref(s))
+                                .is_empty()
+                        }
+                    }
+            })
     }
 
     /// The details a user allows: the schema minus their opt-outs.

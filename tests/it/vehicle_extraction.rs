@@ -71,6 +71,36 @@ fn a_setting_made_for_the_occupant_who_asked_is_theirs_not_the_speakers() {
 }
 
 #[test]
+fn a_value_given_to_what_another_occupant_asked_for_is_stored_for_no_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    // Christine asks for the airflow and names no direction; Jack's answer gives it. Before,
+    // it was stored as Jack's preference; it is neither his (he chose it for her) nor hers
+    // (she named none).
+    let c = Conversation::from_json(
+        r#"[{"role":"user","speaker":"christine","text":"My face is dry. Jack, could you change the airflow?"},
+            {"role":"user","speaker":"jack","text":"Sure, I'll point the air at your feet instead."}]"#,
+    )
+    .unwrap();
+    assert!(m.remember(&user("x"), &c).unwrap().is_empty());
+    // Jack's own setting, said after a question that asks for nothing, stays his.
+    let c = Conversation::from_json(
+        r#"[{"role":"user","speaker":"christine","text":"Is it cold back there?"},
+            {"role":"user","speaker":"jack","text":"A bit. I'll point the air at my feet."}]"#,
+    )
+    .unwrap();
+    let stored = user_key_values(&m, &m.remember(&user("x"), &c).unwrap());
+    assert_eq!(
+        stored,
+        [(
+            "jack".to_string(),
+            "air_conditioner_air_direction".to_string(),
+            "feet".to_string()
+        )]
+    );
+}
+
+#[test]
 fn a_flag_is_read_only_where_a_switch_is_said() {
     let dir = tempfile::tempdir().unwrap();
     let m = vehicle_memory(dir.path());
