@@ -229,7 +229,8 @@ pub fn named(detail: &Detail, sentence: &str) -> Vec<String> {
 }
 
 /// The values of a typed detail that `sentence` mentions, turned down or not ("82 is too low"
-/// mentions 82): [`named`] before it leaves out what the sentence turns down.
+/// mentions 82): [`named`] before it leaves out what the sentence turns down. A number right
+/// after "by" is an amount of change, not mentioned as a value ("lowered it by forty").
 pub fn mentioned(detail: &Detail, sentence: &str) -> Vec<String> {
     // Number words ("lower the headrest to three", "twenty-two degrees") read as digits where
     // they stand in a setting's place, not in "one day", "pick one up", "you two".
