@@ -466,7 +466,7 @@ impl Models {
 
     /// Whether `sentence` names a value of `detail` (see [`Models::must_name`]); a colour only
     /// where the sentence also says what it is the colour of ([`extract::says_its_device`]).
-    fn names(&self, detail: DetailId, sentence: &str) -> bool {
+    pub(super) fn names(&self, detail: DetailId, sentence: &str) -> bool {
         let d = self.schema.detail(detail);
         match d.kind {
             ValueKind::Integer | ValueKind::Flag => !typed::named(d, sentence).is_empty(),

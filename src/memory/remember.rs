@@ -6,7 +6,7 @@ use super::counters::Counters;
 use super::extract::Extracted;
 use super::{condition, lifecycle, lock, maintain, Extraction, Memory, MemoryError, Outcome};
 use super::{typed, values};
-use crate::conversation::Conversation;
+use crate::conversation::{Conversation, Turn};
 use crate::llm::Request;
 use crate::pref::{Maintenance, Millis, Preference, UserId};
 use crate::schema::{DetailSet, ValueKind};
@@ -48,10 +48,7 @@ impl Memory {
             let mut items: Vec<_> = extraction
                 .items
                 .iter()
-                .filter(|e| {
-                    !self.echoes(conversation, user, &part.speaker, e)
-                        && !self.carries_out(conversation, user, &part.speaker, e)
-                })
+                .filter(|e| !self.answers_another(conversation, user, &part.speaker, e))
                 .map(|e| (part.time_of(&e.sentence), e))
                 .collect();
             items.sort_by_key(|(t, _)| *t);
@@ -67,21 +64,28 @@ impl Memory {
         Ok(out)
     }
 
-    /// Whether a speaker's preference repeats the value another occupant named in the turn it
-    /// answers ("The ambient light needs to be white." "No problem, Patricia. I'll set it to
-    /// white."): that is the other occupant's wish carried out, not the speaker's own, and
-    /// another occupant's words never become someone's preference (the other's own sentence is
-    /// theirs to store).
-    fn echoes(
+    /// Whether a speaker's preference is the other occupant's business, not the speaker's: it
+    /// answers that occupant's turn ([`Conversation::answered`]) by repeating the value they
+    /// named ([`Memory::echoes`]) or by giving one to what they asked for
+    /// ([`Memory::carries_out`]).
+    fn answers_another(
         &self,
         conversation: &Conversation,
         default: &UserId,
         speaker: &UserId,
         e: &Extracted,
     ) -> bool {
-        let Some(turn) = conversation.answered(default, speaker, &e.sentence) else {
-            return false;
-        };
+        conversation
+            .answered(default, speaker, &e.sentence)
+            .is_some_and(|turn| self.echoes(turn, e) || self.carries_out(turn, e))
+    }
+
+    /// Whether a speaker's preference repeats the value another occupant named in the turn it
+    /// answers ("The ambient light needs to be white." "No problem, Patricia. I'll set it to
+    /// white."): that is the other occupant's wish carried out, not the speaker's own, and
+    /// another occupant's words never become someone's preference (the other's own sentence is
+    /// theirs to store).
+    fn echoes(&self, turn: &Turn, e: &Extracted) -> bool {
         let d = self.schema.detail(e.detail);
         match d.kind {
             ValueKind::Integer | ValueKind::Flag => typed::named(d, &turn.text)
@@ -95,37 +99,21 @@ impl Memory {
     }
 
     /// Whether a speaker's value carries out what another occupant just asked of them: the
-    /// turn it answers ([`Conversation::answered`]) holds a request in a question's form
-    /// ([`super::extract::requests`]) that says a word of the value's setting
-    /// ([`super::extract::says_its_device`]: "the airflow", "the time format") and no value of
-    /// it ("Jack, could you change the airflow?" "Sure, I'll point the air at your feet."). The
-    /// value is then neither the speaker's preference (he chose it for her) nor the asker's
-    /// (she named none, and another occupant's words never become someone else's preference):
-    /// nothing is stored. (A request that names the value is the asker's own statement; the
-    /// answer that repeats it is an echo, [`Memory::echoes`].)
-    fn carries_out(
-        &self,
-        conversation: &Conversation,
-        default: &UserId,
-        speaker: &UserId,
-        e: &Extracted,
-    ) -> bool {
-        let Some(turn) = conversation.answered(default, speaker, &e.sentence) else {
-            return false;
-        };
-        let d = self.schema.detail(e.detail);
+    /// turn it answers holds a request in a question's form ([`super::extract::requests`])
+    /// that says a word of the value's setting ([`super::extract::says_its_device`]: "the
+    /// airflow", "the time format") and names no value of it (`Models::names`): "Jack, could
+    /// you change the airflow?" "Sure, I'll point the air at your feet." The value is then
+    /// neither the speaker's preference (he chose it for her) nor the asker's (she named none,
+    /// and another occupant's words never become someone else's preference): nothing is
+    /// stored. (A request that names the value is the asker's own statement; the answer that
+    /// repeats it is an echo, [`Memory::echoes`].)
+    fn carries_out(&self, turn: &Turn, e: &Extracted) -> bool {
         crate::conversation::split_sentences(&turn.text)
             .iter()
             .any(|s| {
                 super::extract::requests(s)
                     && super::extract::says_its_device(&self.schema, e.detail, s)
-                    && match d.kind {
-                        ValueKind::Integer | ValueKind::Flag => typed::named(d, s).is_empty(),
-                        ValueKind::Choice | ValueKind::Text => {
-                            values::named_values(&self.schema, e.detail, std::slice::from_ref(s))
-                                .is_empty()
-                        }
-                    }
+                    && !self.models.names(e.detail, s)
             })
     }
 

@@ -4,7 +4,7 @@
 //! embedder cannot place a bare number; the speaker's own store can. A correction that
 //! follows ("bump it up to 84") then takes the offer over (`memory::correction`).
 
-use super::names::spoken_names;
+use super::names::{just_above, spoken_names};
 use crate::memory::typed;
 use crate::schema::{DetailId, Schema, ValueKind};
 
@@ -38,7 +38,7 @@ pub fn held_value_first(schema: &Schema, row: &mut [f32], sentence: &str, held: 
     if let Some(k) = best {
         let top = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
         if row[k] < top {
-            row[k] = top + 0.01 * (1.0 + row[k]);
+            row[k] = just_above(top, row[k]);
         }
     }
 }

@@ -194,6 +194,12 @@ fn said_in_full(schema: &Schema, detail: usize, said: &[String]) -> bool {
     (own.len() >= 2 && own.iter().all(|w| said.contains(w))) || alias_said(schema, detail, said)
 }
 
+/// The score that puts a category with `score` just above a row's best (`top`): of several
+/// raised above the same best, the higher-scored stays ahead.
+pub fn just_above(top: f32, score: f32) -> f32 {
+    top + 0.01 * (1.0 + score)
+}
+
 /// Puts the categories a sentence names ([`spoken_names`]) first in its row when the embedder
 /// finds them within `margin` of its best, or when the sentence says the name in full
 /// ([`said_in_full`]): each rises just above the row's best, keeping their own order. (The name
@@ -209,7 +215,7 @@ pub fn names_first(schema: &Schema, row: &mut [f32], sentence: &str, margin: f32
     for i in named {
         let near = row[i] >= top - margin || said_in_full(schema, i, &said);
         if row[i].is_finite() && near {
-            row[i] = top + 0.01 * (1.0 + row[i]);
+            row[i] = just_above(top, row[i]);
         }
     }
 }

@@ -131,7 +131,7 @@ impl Models {
             let row = &mut scores[i];
             let top = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
             if row[k].is_finite() && row[k] < top {
-                row[k] = top + 0.01 * (1.0 + row[k]);
+                row[k] = extract::just_above(top, row[k]);
             }
         }
     }
