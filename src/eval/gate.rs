@@ -42,7 +42,8 @@ pub enum Source {
     Kvret(Intent),
     /// A line of a VehicleMemBench household chat.
     Vmb,
-    /// A sentence a VehicleMemBench question's gold memory quotes: a vehicle preference said.
+    /// A sentence a VehicleMemBench question's gold memory quotes or narrates: a vehicle
+    /// preference said.
     VmbPreference,
 }
 

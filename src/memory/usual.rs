@@ -75,6 +75,14 @@ const MONTHS: &[&str] = &[
     "december",
 ];
 
+/// The number (1-12) of a month said by its name, any case ("April" is 4).
+pub fn month_number(name: &str) -> Option<u32> {
+    MONTHS
+        .iter()
+        .position(|n| n.eq_ignore_ascii_case(name))
+        .map(|i| i as u32 + 1)
+}
+
 /// The month (1-12), and the day when one follows it ("the April 1 setting"), that a request
 /// names: a capitalised month name ("May" only after in/from/since/of/on/last or before a
 /// day, since "may" is also a verb).
@@ -87,7 +95,7 @@ pub fn named_month(text: &str) -> Option<(u32, Option<u32>)> {
         if !w.starts_with(char::is_uppercase) {
             return None;
         }
-        let m = MONTHS.iter().position(|n| n.eq_ignore_ascii_case(w))? as u32 + 1;
+        let m = month_number(w)?;
         let day = words
             .get(i + 1)
             .and_then(|d| d.parse::<u32>().ok())

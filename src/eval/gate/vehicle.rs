@@ -1,6 +1,6 @@
 //! The vehicle gate's data (`glovebox eval vehicle-gate`): VehicleMemBench development
-//! histories, the sentences the questions' gold memories quote against the household talk
-//! around them, folds by file.
+//! histories, the sentences the questions' gold memories quote or narrate against the
+//! household talk around them, folds by file.
 
 use std::path::Path;
 
@@ -14,14 +14,19 @@ use crate::memory::Models;
 
 /// The labelled sentences of VehicleMemBench development files (`files`, by number) for the
 /// vehicle gate: positive, each sentence of a history line that a question's gold memory quotes
-/// (what someone said about a vehicle setting; the quoted part of the line); negative, every
-/// sentence of every `step`-th other line (the household talk around it). Each line is a unit,
-/// each file a group. The few settings spoken in lines no gold memory quotes are label noise.
+/// (what someone said about a vehicle setting; the quoted part of the line), and each sentence
+/// of a line said in the hour a gold memory event dates ("[April 15, 2025] At 9:00 AM, Justin
+/// drove alone and set the panel to blue") that names a value the event narrates ([`Event`]:
+/// a number, or one of `values`, the schema's known values); negative, every sentence of every
+/// `step`-th other line (the household talk around it). The other lines of an event's hour are
+/// neither: they may carry the setting in words the narration does not use ("All right, muted
+/// navigation"). Each line is a unit, each file a group.
 pub fn vehicle_samples(
     history: &Path,
     qa: &Path,
     files: &[usize],
     step: usize,
+    values: &[String],
 ) -> Result<Vec<Sample>, EvalError> {
     let read = |p: &Path| {
         std::fs::read_to_string(p).map_err(|source| EvalError::Read {
@@ -40,12 +45,15 @@ pub fn vehicle_samples(
         })?;
         // What the gold memories quote (a quote of at least 12 characters between '...').
         let mut quotes: Vec<String> = Vec::new();
+        let mut events: Vec<Event> = Vec::new();
         for q in raw["related_to_vehicle_preference"]
             .as_array()
             .into_iter()
             .flatten()
         {
-            quotes.extend(quoted(&norm(q["gold_memory"].as_str().unwrap_or(""))));
+            let gold = norm(q["gold_memory"].as_str().unwrap_or(""));
+            quotes.extend(quoted(&gold));
+            events.extend(gold.lines().filter_map(|l| Event::read(l, values)));
         }
         let hpath = history.join(format!("history_{n}.txt"));
         let name = format!("history_{n}");
@@ -59,9 +67,13 @@ pub fn vehicle_samples(
                 .iter()
                 .filter(|q| text.contains(&q[..q.len().min(40)]))
                 .collect();
-            if quoted.is_empty() && i % step.max(1) != 0 {
+            let hour = line.get(1..14).unwrap_or("");
+            let narrated: Vec<&Event> = events.iter().filter(|e| e.hour == hour).collect();
+            if quoted.is_empty() && narrated.is_empty() && i % step.max(1) != 0 {
                 continue;
             }
+            // An unquoted line of an event's hour gives positives only (by a narrated value).
+            let unquoted = quoted.is_empty();
             for s in split_sentences(&text) {
                 // A sentence of the quoted part: its head or its tail is in the quote.
                 let chars: Vec<char> = s.chars().collect();
@@ -69,7 +81,11 @@ pub fn vehicle_samples(
                 let tail: String = chars[chars.len().saturating_sub(20)..].iter().collect();
                 let positive = quoted
                     .iter()
-                    .any(|q| q.contains(head.trim()) || q.contains(tail.trim()));
+                    .any(|q| q.contains(head.trim()) || q.contains(tail.trim()))
+                    || narrated.iter().any(|e| e.names_a_value(&s));
+                if !positive && unquoted && !narrated.is_empty() {
+                    continue;
+                }
                 out.push(Sample {
                     text: s,
                     positive,
@@ -85,6 +101,59 @@ pub fn vehicle_samples(
         }
     }
     Ok(out)
+}
+
+/// One event of a gold memory ("[April 15, 2025] At 9:00 AM, Justin drove alone and set the
+/// panel to blue, his favorite color."): the hour it dates, as a history line writes it
+/// (`2025-04-15 09`), and the values its text names: numbers, and the schema's known values.
+#[derive(Debug, PartialEq)]
+struct Event {
+    hour: String,
+    values: Vec<String>,
+}
+
+impl Event {
+    fn read(line: &str, known: &[String]) -> Option<Event> {
+        let (date, rest) = line.trim().strip_prefix('[')?.split_once("] At ")?;
+        let mut d = date
+            .split(|c: char| c == ' ' || c == ',')
+            .filter(|w| !w.is_empty());
+        let month = crate::memory::usual::month_number(d.next()?)?;
+        let day: u32 = d.next()?.parse().ok()?;
+        let year: u32 = d.next()?.parse().ok()?;
+        let (clock, text) = rest.split_once(", ").unwrap_or((rest, ""));
+        let (hm, half) = clock.split_once(' ')?;
+        let h: u32 = hm.split(':').next()?.parse().ok()?;
+        let h = match half.trim_end_matches('.') {
+            "AM" => h % 12,
+            "PM" => h % 12 + 12,
+            _ => return None,
+        };
+        let words = words(text);
+        let values = words
+            .iter()
+            .filter(|w| w.chars().all(|c| c.is_ascii_digit()) || known.iter().any(|k| k == *w))
+            .cloned()
+            .collect();
+        Some(Event {
+            hour: format!("{year:04}-{month:02}-{day:02} {h:02}"),
+            values,
+        })
+    }
+
+    /// Whether a sentence names one of the event's values, a whole word.
+    fn names_a_value(&self, sentence: &str) -> bool {
+        let words = words(sentence);
+        self.values.iter().any(|v| words.contains(v))
+    }
+}
+
+/// The words of a text, lower-cased.
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
 }
 
 /// The quotes of a gold memory: text between an apostrophe that opens (after a space, a colon
@@ -123,7 +192,18 @@ pub fn run_vehicle(
     (history, qa, files): (&Path, &Path, &[usize]),
     (folds, threshold, hidden): (usize, f32, usize),
 ) -> Result<(Value, Gate), EvalError> {
-    let samples = vehicle_samples(history, qa, files, VEHICLE_STEP)?;
+    // The schema's known values, single words of four letters or more ("blue", "outside",
+    // "1080p"; "single_loop" as "single loop" is two words and left out): shorter ones ("on",
+    // "off", "low") are said of anything.
+    let values: Vec<String> = models
+        .schema()
+        .details()
+        .iter()
+        .flat_map(|d| d.attributes.iter())
+        .map(|a| a.to_lowercase())
+        .filter(|a| a.len() >= 4 && a.chars().all(|c| c.is_alphanumeric()))
+        .collect();
+    let samples = vehicle_samples(history, qa, files, VEHICLE_STEP, &values)?;
     let xs = models.embed(samples.iter().map(|s| s.text.clone()).collect())?;
     let (_, report, gate) = train(
         &xs,
@@ -132,7 +212,7 @@ pub fn run_vehicle(
         json!({ "files": files }),
         (
             "glovebox eval vehicle-gate",
-            "VehicleMemBench development histories: positives, the sentences a question's gold memory quotes; negatives, the sentences of every other line taken",
+            "VehicleMemBench development histories: positives, the sentences a question's gold memory quotes and the sentences said in a gold event's hour that name a value the event narrates; negatives, the sentences of every other line taken outside those hours",
         ),
     );
     Ok((report, gate))
@@ -149,5 +229,32 @@ mod tests {
     fn gold_memory_quotes_keep_their_apostrophes() {
         let g = "At 8:00 AM, Patricia drove Gary's car. She told him: 'I'm tall, so I need the headrest at 44.' She adjusted it. Then: 'Ok.'";
         assert_eq!(quoted(g), ["I'm tall, so I need the headrest at 44."]);
+    }
+
+    #[test]
+    fn a_gold_event_gives_its_hour_and_the_values_it_narrates() {
+        let known = vec!["blue".to_string(), "outside".to_string()];
+        let e = Event::read(
+            "[April 15, 2025] At 9:00 PM, Justin drove alone and set the panel to blue, his favorite color.",
+            &known,
+        )
+        .unwrap();
+        assert_eq!(e.hour, "2025-04-15 21");
+        assert_eq!(e.values, ["blue"]);
+        assert!(e.names_a_value("Alright, blue panel set."));
+        assert!(!e.names_a_value("Bluegrass on the radio, then."));
+        let e = Event::read(
+            "[May 1, 2025] At 12:00 AM, Gary set the HUD brightness to 4.",
+            &known,
+        )
+        .unwrap();
+        assert_eq!(
+            (e.hour.as_str(), e.values.as_slice()),
+            ("2025-05-01 00", &["4".to_string()][..])
+        );
+        assert_eq!(
+            Event::read("Gary set the HUD brightness to 4.", &known),
+            None
+        );
     }
 }
