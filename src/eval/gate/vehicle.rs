@@ -115,9 +115,7 @@ struct Event {
 impl Event {
     fn read(line: &str, known: &[String]) -> Option<Event> {
         let (date, rest) = line.trim().strip_prefix('[')?.split_once("] At ")?;
-        let mut d = date
-            .split(|c: char| c == ' ' || c == ',')
-            .filter(|w| !w.is_empty());
+        let mut d = date.split([' ', ',']).filter(|w| !w.is_empty());
         let month = crate::memory::usual::month_number(d.next()?)?;
         let day: u32 = d.next()?.parse().ok()?;
         let year: u32 = d.next()?.parse().ok()?;
