@@ -230,6 +230,36 @@ mod tests {
     }
 
     #[test]
+    fn narrated_values_label_their_hour_and_the_rest_of_the_hour_is_left_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let qa = serde_json::json!({"related_to_vehicle_preference": [{
+            "gold_memory": "[April 15, 2025] At 9:00 AM, Justin drove alone and set the panel to blue.\n[April 16, 2025] At 8:00 AM, Gary told Justin: 'I need the headrest at 44 for my neck.'",
+        }]});
+        std::fs::write(dir.path().join("qa_1.json"), qa.to_string()).unwrap();
+        let history = [
+            "[2025-04-15 09:00] Justin Martinez: Alright, blue panel set. Best way to start the morning.",
+            "[2025-04-15 09:01] Justin Martinez: Got a full day ahead.",
+            "[2025-04-16 08:00] Gary Allen: I need the headrest at 44 for my neck.",
+            "[2025-04-16 10:00] Gary Allen: The pollen is blue-green this year.",
+            "[2025-04-16 10:01] Gary Allen: Nice weather.",
+        ];
+        std::fs::write(dir.path().join("history_1.txt"), history.join("\n")).unwrap();
+        let known = vec!["blue".to_string()];
+        let got = vehicle_samples(dir.path(), dir.path(), &[1], 1, &known).unwrap();
+        let label = |t: &str| got.iter().find(|s| s.text == t).map(|s| s.positive);
+        // Narrated: the sentence that says the event's value; the rest of its line and hour
+        // is no sample at all.
+        assert_eq!(label("Alright, blue panel set."), Some(true));
+        assert_eq!(label("Best way to start the morning."), None);
+        assert_eq!(label("Got a full day ahead."), None);
+        // Quoted, as before.
+        assert_eq!(label("I need the headrest at 44 for my neck."), Some(true));
+        // Outside every event's hour: household talk, a colour word or not.
+        assert_eq!(label("The pollen is blue-green this year."), Some(false));
+        assert_eq!(label("Nice weather."), Some(false));
+    }
+
+    #[test]
     fn a_gold_event_gives_its_hour_and_the_values_it_narrates() {
         let known = vec!["blue".to_string(), "outside".to_string()];
         let e = Event::read(
