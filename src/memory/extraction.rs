@@ -465,16 +465,21 @@ impl Models {
     }
 
     /// Whether `sentence` names a value of `detail` (see [`Models::must_name`]); a colour only
-    /// where the sentence also says what it is the colour of ([`extract::says_its_device`]).
+    /// where the sentence also says what it is the colour of ([`extract::says_its_device`]),
+    /// and says the colour of something besides another thing ([`extract::said_of_another_thing`]).
     pub(super) fn names(&self, detail: DetailId, sentence: &str) -> bool {
         let d = self.schema.detail(detail);
         match d.kind {
             ValueKind::Integer | ValueKind::Flag => !typed::named(d, sentence).is_empty(),
-            _ => {
-                !values::named_values(&self.schema, detail, &[sentence.to_string()]).is_empty()
-                    && (!d.has_example_values()
-                        || extract::says_its_device(&self.schema, detail, sentence))
+            _ if d.has_example_values() => {
+                // A colour said of its device, and not only of some other thing ("a white
+                // wall").
+                values::named_values(&self.schema, detail, &[sentence.to_string()])
+                    .iter()
+                    .any(|v| !extract::said_of_another_thing(&self.schema, detail, v, sentence))
+                    && extract::says_its_device(&self.schema, detail, sentence)
             }
+            _ => !values::named_values(&self.schema, detail, &[sentence.to_string()]).is_empty(),
         }
     }
 

@@ -168,6 +168,71 @@ pub fn says_its_device(schema: &Schema, detail: DetailId, sentence: &str) -> boo
         .any(|w| said.contains(&w))
 }
 
+/// Whether a sentence says `value` (a colour) only of some other thing: wherever it says it,
+/// the value does not open its clause and comes right before a word that is neither a
+/// function word, nor a word of the setting's names or its device's, nor a word for a colour
+/// itself ("against a white wall", "subtle blue undertones", "those Blue Zone cafés"). Not:
+/// "the ambient light to blue", "a deep blue colour", "white ambient light", "Blue helps me
+/// focus" (the colour is what the clause is about), "orange to match the panel".
+pub fn said_of_another_thing(
+    schema: &Schema,
+    detail: DetailId,
+    value: &str,
+    sentence: &str,
+) -> bool {
+    /// Words for a colour itself.
+    const COLOUR_NOUNS: &[&str] = &[
+        "color", "colour", "hue", "tone", "shade", "tint", "glow", "one", "mode", "setting",
+    ];
+    /// Closed-class words a colour meets beyond [`super::spans::FUNCTION_WORDS`]: joining
+    /// words, adverbs of time, and the verbs a colour is the subject of ("the blue helps").
+    const NOT_A_THING: &[&str] = &[
+        "because", "while", "during", "after", "before", "until", "unless", "though", "although",
+        "instead", "again", "now", "today", "tonight", "tomorrow", "anyway", "enough", "either",
+        "right", "thanks", "feels", "looks", "seems", "helps", "makes", "works", "keeps", "suits",
+        "fits",
+    ];
+    let d = schema.detail(detail);
+    let own: Vec<String> = name_words(&schema.sub(d.sub).name)
+        .into_iter()
+        .chain(name_words(&d.name))
+        .chain(d.aliases.iter().flat_map(|a| alias_words(a)))
+        .collect();
+    let value = value.to_lowercase();
+    let raw: Vec<&str> = sentence.split_whitespace().collect();
+    let words = super::spans::token_words(sentence);
+    let opens_clause = |i: usize| {
+        i == 0
+            || raw[i - 1].ends_with([',', '.', ';', ':', '!', '?', '\u{2014}', '\u{2013}'])
+            || matches!(
+                words[i - 1].as_str(),
+                "and" | "but" | "so" | "because" | "or"
+            )
+    };
+    let mut said = false;
+    for (i, w) in words.iter().enumerate() {
+        if *w != value {
+            continue;
+        }
+        said = true;
+        let closes = raw[i].ends_with(|c: char| !c.is_alphanumeric());
+        let modifies = !opens_clause(i)
+            && !closes
+            && words.get(i + 1).is_some_and(|next| {
+                !next.is_empty()
+                    && next.chars().all(char::is_alphabetic)
+                    && !super::spans::FUNCTION_WORDS.contains(&next.as_str())
+                    && !COLOUR_NOUNS.contains(&next.as_str())
+                    && !NOT_A_THING.contains(&next.as_str())
+                    && !own.contains(&singular(next))
+            });
+        if !modifies {
+            return false;
+        }
+    }
+    said
+}
+
 /// Whether the sentence's words (`said`, [`name_words`]) hold every word of one of the detail's
 /// aliases of two words or more.
 fn alias_said(schema: &Schema, detail: usize, said: &[String]) -> bool {

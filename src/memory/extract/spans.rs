@@ -3,7 +3,7 @@
 
 /// Words that neither start nor end a value: a value is a name, a number or a thing
 /// ("Lidl", "BBC Radio 2", "22 degrees"), not "at Lidl" or "Lidl and".
-const FUNCTION_WORDS: &[&str] = &[
+pub(super) const FUNCTION_WORDS: &[&str] = &[
     "a", "an", "the", "to", "at", "in", "on", "of", "for", "by", "with", "from", "and", "or",
     "but", "i", "i'm", "im", "me", "my", "we", "our", "us", "you", "your", "it", "it's", "its",
     "is", "are", "am", "was", "be", "do", "does", "that", "this", "these", "those", "there",

@@ -125,6 +125,42 @@ fn a_colour_alone_stands_for_no_vehicle_setting() {
 }
 
 #[test]
+fn a_colour_said_of_another_thing_is_no_value_of_the_light() {
+    let s = vehicle();
+    let ambient = s.detail_by_key("light_ambient_color").unwrap();
+    for (value, text) in [
+        ("white", "They're picky about the background and lighting, but I just took it against a white wall."),
+        ("blue", "The natural light really brings out subtle blue undertones."),
+        ("blue", "It reminds me of the lighting in those Blue Zone cafés."),
+    ] {
+        assert!(said_of_another_thing(&s, ambient, value, text), "{text}");
+    }
+    for (value, text) in [
+        ("blue", "Blue lighting always helps me unwind."),
+        ("blue", "I love this blue ambient light."),
+        (
+            "blue",
+            "Set the ambient light to that deep blue colour I like.",
+        ),
+        (
+            "blue",
+            "I set the ambient light to blue because it reminds me of the reactors.",
+        ),
+        ("orange", "I prefer orange to match the instrument panel."),
+        (
+            "white",
+            "Turn the ambient light to white for better visibility.",
+        ),
+        ("green", "Hm, green light."),
+        ("red", "Red is better for night vision."),
+        // Said of a wall once and of the light once: the light's.
+        ("white", "Not the white wall, I mean white light."),
+    ] {
+        assert!(!said_of_another_thing(&s, ambient, value, text), "{text}");
+    }
+}
+
+#[test]
 fn a_colour_is_said_of_a_light_or_a_panel_only_with_it() {
     let s = vehicle();
     let id = |key: &str| s.detail_by_key(key).unwrap();
