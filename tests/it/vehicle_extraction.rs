@@ -380,3 +380,26 @@ fn a_request_in_the_form_of_a_question_is_stored_and_a_question_is_not() {
     assert!(said(&m, "Is 84 the optimal setting?").is_empty());
     assert!(said(&m, "Would you prefer the music volume at 12?").is_empty());
 }
+
+#[test]
+fn a_colour_said_of_another_thing_is_no_colour_of_the_light() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    // Said with the word "lighting", so its device is named; the white is the wall's.
+    let wall = said(
+        &m,
+        "They're picky about the background and lighting, but I just took it against a white wall.",
+    );
+    assert!(wall.iter().all(|(k, _)| !k.ends_with("_color")), "{wall:?}");
+    // The light's own colour is still stored.
+    let light = said(
+        &m,
+        "I love driving with the ambient light on purple, it helps me relax.",
+    );
+    assert!(
+        light
+            .iter()
+            .any(|(k, v)| k == "light_ambient_color" && v == "purple"),
+        "{light:?}"
+    );
+}
