@@ -141,8 +141,9 @@ impl Event {
 
     /// Whether a sentence names one of the event's values, a whole word.
     fn names_a_value(&self, sentence: &str) -> bool {
-        let words = words(sentence);
-        self.values.iter().any(|v| words.contains(v))
+        self.values
+            .iter()
+            .any(|v| crate::memory::values::says_words(sentence, v))
     }
 }
 

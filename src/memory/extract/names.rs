@@ -159,13 +159,21 @@ pub fn says_its_device(schema: &Schema, detail: DetailId, sentence: &str) -> boo
     };
     let quantity: Vec<String> = quantity_words(d).into_iter().map(fold).collect();
     let said: Vec<String> = name_words(sentence).into_iter().map(fold).collect();
+    own_words(schema, d)
+        .into_iter()
+        .map(fold)
+        .filter(|w| !quantity.contains(w))
+        .any(|w| said.contains(&w))
+}
+
+/// The [`name_words`] of a setting's own names and its device's: its subcategory's name, its
+/// name, and its aliases' [`alias_words`].
+fn own_words(schema: &Schema, d: &Detail) -> Vec<String> {
     name_words(&schema.sub(d.sub).name)
         .into_iter()
         .chain(name_words(&d.name))
         .chain(d.aliases.iter().flat_map(|a| alias_words(a)))
-        .map(fold)
-        .filter(|w| !quantity.contains(w))
-        .any(|w| said.contains(&w))
+        .collect()
 }
 
 /// Whether a sentence says `value` (a colour) only of some other thing: wherever it says it,
@@ -192,12 +200,7 @@ pub fn said_of_another_thing(
         "right", "thanks", "feels", "looks", "seems", "helps", "makes", "works", "keeps", "suits",
         "fits",
     ];
-    let d = schema.detail(detail);
-    let own: Vec<String> = name_words(&schema.sub(d.sub).name)
-        .into_iter()
-        .chain(name_words(&d.name))
-        .chain(d.aliases.iter().flat_map(|a| alias_words(a)))
-        .collect();
+    let own = own_words(schema, schema.detail(detail));
     let value = value.to_lowercase();
     let raw: Vec<&str> = sentence.split_whitespace().collect();
     let words = super::spans::token_words(sentence);
