@@ -470,7 +470,10 @@ impl Models {
     pub(super) fn names(&self, detail: DetailId, sentence: &str) -> bool {
         let d = self.schema.detail(detail);
         match d.kind {
-            ValueKind::Integer | ValueKind::Flag => !typed::named(d, sentence).is_empty(),
+            ValueKind::Integer => !typed::named(d, sentence).is_empty(),
+            ValueKind::Flag => {
+                !typed::named(d, sentence).is_empty() || self.stance(detail, sentence).is_some()
+            }
             _ if d.has_example_values() => {
                 // A colour said of its device, and not only of some other thing ("a white
                 // wall").
@@ -481,6 +484,20 @@ impl Models {
             }
             _ => !values::named_values(&self.schema, detail, &[sentence.to_string()]).is_empty(),
         }
+    }
+
+    /// The state a statement of liking puts a vehicle switch in without saying it
+    /// ([`typed::stance`]): on, unless the sentence names a value of another setting of the
+    /// switch's device ("I like the heated steering wheel at 8" is the heating level, which
+    /// implies the switch).
+    pub(super) fn stance(&self, detail: DetailId, sentence: &str) -> Option<&'static str> {
+        let d = self.schema.detail(detail);
+        d.call.as_ref()?;
+        let state = typed::stance(d, sentence)?;
+        typed::device_settings(&self.schema, detail)
+            .into_iter()
+            .all(|s| !self.names(s, sentence))
+            .then_some(state)
     }
 
     /// The LLM request that extraction makes for these user sentences and offered categories:

@@ -14,18 +14,23 @@ const BOTTOM_WORDS: &[&str] = &["min", "minimum", "lowest"];
 const ON_VERBS: &[&str] = &[
     "enable",
     "enabled",
+    "enabling",
     "activate",
     "activated",
+    "activating",
     "engage",
     "unmute",
 ];
 const OFF_VERBS: &[&str] = &[
     "disable",
     "disabled",
+    "disabling",
     "deactivate",
     "deactivated",
+    "deactivating",
     "mute",
     "muted",
+    "muting",
 ];
 /// Verbs after which `on` or `off` is the state a device is put in ("turn the heating on",
 /// "keep it off"); elsewhere `on` and `off` are mostly prepositions ("I grew up on rice", "on
@@ -167,6 +172,13 @@ const NUMBER_BEFORE: &[&str] = &[
     "level", "levels", "notch", "notches", "degree", "degrees", "percent", "setting",
 ];
 
+/// Words after which a number word counts things, not a setting ("squint at one more
+/// dashboard", "at one last stop").
+const NO_NUMBER_BEFORE: &[&str] = &["more", "last", "other", "another"];
+/// Words that, right after a number, place it outside the car: the weather, not a setting
+/// ("it's 35°C outside").
+const OUTSIDE: &[&str] = &["outside", "outdoors"];
+
 /// `sentence` with every number word that is not a setting's number ("maybe one day", "pick
 /// one up", "you two handle it") written "a", so that only a number in a setting's place ("to
 /// three", "at seventy-five", "two degrees") reads as a number. Digits are always numbers.
@@ -194,10 +206,11 @@ fn numeric_words(sentence: &str) -> String {
                 .map(|j| bare(tokens[j]))
                 .unwrap_or_default();
             let after = tokens.get(i + 1).map(|t| bare(t)).unwrap_or_default();
-            let numeral = NUMBER_AFTER.contains(&before.as_str())
-                || NUMBER_BEFORE.contains(&after.as_str())
-                || TENS.contains(&before.as_str())
-                || (TENS.contains(&w.as_str()) && number(&after));
+            let numeral = !NO_NUMBER_BEFORE.contains(&after.as_str())
+                && (NUMBER_AFTER.contains(&before.as_str())
+                    || NUMBER_BEFORE.contains(&after.as_str())
+                    || TENS.contains(&before.as_str())
+                    || (TENS.contains(&w.as_str()) && number(&after)));
             if numeral {
                 (*t).to_string()
             } else {
@@ -211,6 +224,51 @@ fn numeric_words(sentence: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// The state a statement of liking takes for a switch whose device it names and whose state it
+/// does not say ("I like the steering wheel warm", "When I park, I want the windows to close
+/// automatically"): on, the switch's only stance, as a closed list's only value besides "does
+/// not matter" is ([`crate::memory::values::only_stance`]). Only for a sentence that names
+/// every word of the device and carries no negation ("I don't need the wheel heated" is read
+/// by [`named`], "not" turning the device down, or not at all), that speaks to no listener
+/// and is not about a device's power. Whether the sentence states a preference is the gate's
+/// call, made before.
+pub fn stance(detail: &Detail, sentence: &str) -> Option<&'static str> {
+    // A device's power is not what a liking of the device asks for ("I love this radio"),
+    // and "you and your heated steering wheels" is the listener's taste.
+    const LISTENER: &[&str] = &["you", "your", "you're", "yours"];
+    let w = words(sentence);
+    if detail.kind != ValueKind::Flag
+        || crate::memory::values::negates(sentence)
+        || words(&detail.name).last().is_some_and(|x| x == "power")
+        || w.iter().any(|x| LISTENER.contains(&x.as_str()))
+    {
+        return None;
+    }
+    let said: Vec<String> = w.iter().map(|x| singular(x)).collect();
+    let says_all = |names: &[String]| {
+        !names.is_empty()
+            && names
+                .iter()
+                .all(|n| said.iter().any(|x| x == n || same_stem(x, n)))
+    };
+    let alias_said = detail.aliases.iter().any(|a| {
+        let a: Vec<String> = words(a).iter().map(|x| singular(x)).collect();
+        says_all(&a)
+    });
+    let names_device = says_all(&device_words(detail)) || alias_said;
+    (names_device && flag_state(detail, &w).is_none()).then_some(FLAG_ON)
+}
+
+/// Whether two words are forms of one ("heater" and "heating", "closing" and "close",
+/// "automatically" and "automatic"): both share a stem of at least four letters and differ
+/// only by an ending of a few letters.
+fn same_stem(a: &str, b: &str) -> bool {
+    const ENDINGS: &[&str] = &["", "s", "e", "d", "ed", "er", "ing", "ally", "ly"];
+    let common = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    let rest = |w: &str| w.chars().skip(common).collect::<String>();
+    common >= 4 && ENDINGS.contains(&rest(a).as_str()) && ENDINGS.contains(&rest(b).as_str())
 }
 
 /// The values of a typed detail that `sentence` names, in sentence order, without repeats:
@@ -251,6 +309,13 @@ pub fn mentioned(detail: &Detail, sentence: &str) -> Vec<String> {
                 if i > 0 && w[i - 1] == "by" {
                     continue;
                 }
+                // Nor is the weather ("it's 35°C outside, set it to 20").
+                if w[i + 1..w.len().min(i + 4)]
+                    .iter()
+                    .any(|x| OUTSIDE.contains(&x.as_str()))
+                {
+                    continue;
+                }
                 let n = word
                     .strip_suffix('%')
                     .unwrap_or(word)
@@ -282,6 +347,54 @@ mod tests {
 
     fn vehicle() -> Schema {
         crate::schema::vehicle_for_tests()
+    }
+
+    #[test]
+    fn a_liking_that_names_a_switch_without_its_state_turns_it_on() {
+        let s = vehicle();
+        let d = |k: &str| s.detail(s.detail_by_key(k).unwrap()).clone();
+        let heat = d("seat_heating_mode");
+        assert_eq!(
+            stance(&heat, "At least the seat heater makes this less painful."),
+            Some(FLAG_ON)
+        );
+        // Said by one of its other names.
+        assert_eq!(
+            stance(
+                &d("window_auto_close_on_lock"),
+                "When I park, I want the windows to close automatically."
+            ),
+            Some(FLAG_ON)
+        );
+        // A state said is read by `named`; a negation is no liking; a device not named, or
+        // named in part, takes no stance.
+        assert_eq!(stance(&heat, "Turn the seat heating off."), None);
+        assert_eq!(stance(&heat, "I don't need the seat heater today."), None);
+        assert_eq!(stance(&heat, "The seat is fine."), None);
+        assert_eq!(stance(&heat, "You and your heated seats, man."), None);
+        assert_eq!(stance(&d("radio_power"), "I love this radio."), None);
+        assert_eq!(
+            named(
+                &d("window_child_lock"),
+                "Disabling the child lock lets in more air."
+            ),
+            [FLAG_OFF]
+        );
+        assert_eq!(
+            stance(&d("seat_heating_level"), "The seat heater is great."),
+            None
+        );
+    }
+
+    #[test]
+    fn forms_of_one_word_share_a_stem() {
+        assert!(same_stem("heater", "heating"));
+        assert!(same_stem("closing", "close"));
+        assert!(same_stem("automatically", "automatic"));
+        assert!(same_stem("heat", "heating"));
+        assert!(!same_stem("hea", "heal"));
+        assert!(!same_stem("control", "contrast"));
+        assert!(!same_stem("position", "positive"));
     }
 
     #[test]
@@ -356,9 +469,17 @@ mod tests {
         assert!(named(d, "One step at a time.").is_empty());
         assert!(named(d, "I might pick one up this weekend.").is_empty());
         assert!(named(d, "You two handle the cold better, do what you want.").is_empty());
+        // Counting things: "one more", "one last".
+        assert!(named(d, "If I have to squint at one more dashboard...").is_empty());
         let t = s.detail(s.detail_by_key("air_conditioner_temperature").unwrap());
         assert_eq!(named(t, "Set it to twenty two."), ["22"]);
         assert_eq!(named(t, "Twenty-two degrees, please."), ["22"]);
+        // The weather is no setting.
+        assert!(named(t, "Ugh, it's 35°C outside.").is_empty());
+        assert_eq!(
+            named(t, "It's 30 degrees outside, set the AC to 20."),
+            ["20"]
+        );
     }
 
     #[test]

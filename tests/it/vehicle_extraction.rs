@@ -403,3 +403,38 @@ fn a_colour_said_of_another_thing_is_no_colour_of_the_light() {
         "{light:?}"
     );
 }
+
+#[test]
+fn a_liking_that_names_a_switch_stores_it_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    let on = |k: &str| (k.to_string(), "on".to_string());
+    // The switch's state is not said: liking what it does is wanting it on.
+    let fold = said(
+        &m,
+        "Whenever I lock the car, I want the mirrors to fold in automatically.",
+    );
+    assert!(fold.contains(&on("mirror_auto_fold_on_lock")), "{fold:?}");
+    // A level said is the level (which implies the switch), not the switch alone.
+    let level = said(&m, "I like my steering wheel heated at level 4.");
+    assert!(
+        level.contains(&("steering_wheel_heating_level".to_string(), "4".to_string())),
+        "{level:?}"
+    );
+    // Turned down, or the listener's taste: not on.
+    let no = said(&m, "I don't need the seat heater today.");
+    assert!(!no.contains(&on("seat_heating_mode")), "{no:?}");
+    let yours = said(&m, "You and your heated seats, honestly.");
+    assert!(!yours.contains(&on("seat_heating_mode")), "{yours:?}");
+}
+
+#[test]
+fn the_weather_outside_is_no_cabin_temperature() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    let hot = said(&m, "Ugh, it's 34 degrees outside today.");
+    assert!(
+        hot.iter().all(|(k, _)| k != "air_conditioner_temperature"),
+        "{hot:?}"
+    );
+}

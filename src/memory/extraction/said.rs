@@ -34,7 +34,16 @@ impl Models {
         let shrugged = values::shrugged_values(&self.schema, only.detail, evidence);
         let named: Vec<String> = match d.kind {
             _ if !shrugged.is_empty() => shrugged.iter().map(|v| v.to_string()).collect(),
-            ValueKind::Integer | ValueKind::Flag => typed::named(d, evidence),
+            ValueKind::Integer => typed::named(d, evidence),
+            // A vehicle switch whose device a statement of liking names, without its state:
+            // on ([`typed::stance`]).
+            ValueKind::Flag => match typed::named(d, evidence) {
+                n if n.is_empty() => self
+                    .stance(only.detail, evidence)
+                    .map(|v| vec![v.to_string()])
+                    .unwrap_or_default(),
+                n => n,
+            },
             ValueKind::Choice | ValueKind::Text if !d.attributes.is_empty() => {
                 let one = std::slice::from_ref(evidence);
                 let named = if d.call.is_some() {
