@@ -478,6 +478,18 @@ fn value_alternatives(schema: &Schema, offered: &Candidate, sentences: &[String]
     // hold a name, the value is one of the names, not "station" or "I've listened to it".
     if !names.is_empty() {
         words.retain(|w| names.contains(w));
+    } else if detail.takes_a_name() {
+        // A vehicle setting whose value is a name (a destination, a station) and no name
+        // said: a thing the user refers to ("the airport", "a jazz station"), else nothing
+        // ("I've switched to cycling" names no destination).
+        let mut things = spans::things(sentence);
+        for earlier in referents(sentences, offered.sentence) {
+            things.extend(spans::things(earlier));
+        }
+        words.retain(|w| things.contains(w));
+        if words.is_empty() {
+            return vec![gbnf_literal("none")];
+        }
     }
     if words.is_empty() {
         return vec!["free".into()];

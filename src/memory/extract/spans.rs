@@ -16,6 +16,32 @@ pub(super) const FUNCTION_WORDS: &[&str] = &[
     "here",
 ];
 
+/// Words of dates and times: a span they make with a number ("on March 10th", "at 9:30 AM")
+/// is when something happens, not a name, and alone they name nothing ("Monday").
+const TIME_WORDS: &[&str] = &[
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "am",
+    "pm",
+];
+
 /// Words by which a sentence points back at something said before it ("They're my favourite
 /// band", "It's my station").
 const BACK_REFERENCES: &[&str] = &[
@@ -83,6 +109,33 @@ const MAX_SPAN_WORDS: usize = 5;
 /// trimmed, neither starting nor ending with a function word; longest first within a start
 /// position, in sentence order.
 pub fn spans(sentence: &str) -> Vec<String> {
+    spans_where(sentence, |_| true)
+}
+
+/// Words that introduce a thing the speaker refers to: "the airport", "a hydrogen safety
+/// podcast", "my usual station".
+const DETERMINERS: &[&str] = &[
+    "the", "a", "an", "my", "our", "your", "this", "that", "his", "her", "their",
+];
+
+/// The [`spans`] that a determiner introduces ("the airport", "a jazz station"), not all of
+/// them numbers: the things a sentence refers to, where a name-valued setting's value is one
+/// when the user names nothing ("I've switched to cycling", "it's already stacking up" refer
+/// to no place).
+pub fn things(sentence: &str) -> Vec<String> {
+    spans_where(sentence, |before| {
+        before.is_some_and(|b| DETERMINERS.contains(&b.to_lowercase().as_str()))
+    })
+    .into_iter()
+    .filter(|s| {
+        !s.split(' ')
+            .all(|w| w.starts_with(|c: char| c.is_ascii_digit()))
+    })
+    .collect()
+}
+
+/// The [`spans`] whose word before (none at the sentence's start) `starts` accepts.
+fn spans_where(sentence: &str, starts: impl Fn(Option<&str>) -> bool) -> Vec<String> {
     let words: Vec<&str> = sentence
         .split_whitespace()
         .map(|w| w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '&' || c == '+')))
@@ -93,7 +146,7 @@ pub fn spans(sentence: &str) -> Vec<String> {
     };
     let mut out: Vec<String> = Vec::new();
     for i in 0..words.len() {
-        if function(words[i]) {
+        if function(words[i]) || !starts(i.checked_sub(1).map(|k| words[k])) {
             continue;
         }
         for j in (i..words.len().min(i + MAX_SPAN_WORDS)).rev() {
@@ -159,8 +212,17 @@ fn sentence_name_spans(sentence: &str) -> Vec<String> {
                     && matches!(&w[digits.len()..], "" | "st" | "nd" | "rd" | "th")
             };
             let linking = |w: &&str| matches!(*w, "of" | "on");
+            let time = |w: &&str| TIME_WORDS.contains(&w.to_lowercase().as_str());
+            // A date or a time ("March 10th", "on March", "the 10th of May", "9:30 AM")
+            // names no thing.
+            let dated = words.windows(2).any(|p| {
+                (time(&p[0]) && number(&p[1])) || (number(&p[0]) || linking(&p[0])) && time(&p[1])
+            }) || words
+                .windows(3)
+                .any(|p| number(&p[0]) && linking(&p[1]) && time(&p[2]));
             let name = words.iter().all(|w| capital(w) || number(w) || linking(w))
-                && words.iter().any(capital)
+                && words.iter().any(|w| capital(w) && !time(w))
+                && !dated
                 && !(words.len() == 1 && words[0] == first)
                 && words != ["I"];
             if name && !out.contains(&span) {
@@ -172,7 +234,8 @@ fn sentence_name_spans(sentence: &str) -> Vec<String> {
 }
 
 /// The names ([`proper_names`]) of the evidence sentence, or of the sentences it points back
-/// to when it names nothing itself ("They're my favourite band" after "Put on Fleetwood Mac").
+/// to when it names nothing itself ("They're my favourite band" after "Put on Fleetwood Mac"),
+/// but for a name such a sentence turns down.
 pub fn said_names(sentences: &[String], at: usize) -> Vec<String> {
     let mut names = sentences
         .get(at)
@@ -180,7 +243,9 @@ pub fn said_names(sentences: &[String], at: usize) -> Vec<String> {
         .unwrap_or_default();
     for earlier in referents(sentences, at) {
         for n in proper_names(earlier) {
-            if !names.contains(&n) {
+            // A name the earlier sentence turns down is not what this one points back to
+            // ("They don't come through Portland often." ... "It's at the main arena.").
+            if !names.contains(&n) && !crate::memory::values::turns_down_name(earlier, &n) {
                 names.push(n);
             }
         }
@@ -214,6 +279,17 @@ mod tests {
             proper_names("Take me to the Bank of America."),
             ["Bank of America"]
         );
+        // A date or a time is no name, nor part of one.
+        assert_eq!(
+            proper_names("I have a meeting at the Main Campus Library on March 10th."),
+            ["Main Campus Library"]
+        );
+        assert!(proper_names("The appointment is at 9:30 AM on the 20th.").is_empty());
+        assert!(proper_names("See you on Monday then.").is_empty());
+        assert_eq!(
+            proper_names("Put on Friday Night Lights."),
+            ["Friday Night Lights"]
+        );
         // The sentence's first word alone and "I" are no names.
         assert!(proper_names("Then I want jazz.").is_empty());
         assert!(proper_names("They're my all-time favourite band.").is_empty());
@@ -239,6 +315,39 @@ mod tests {
             .map(String::from)
             .to_vec();
         assert!(referents(&s, 1).is_empty());
+    }
+
+    #[test]
+    fn a_name_turned_down_where_it_was_said_is_not_pointed_back_to() {
+        let s: Vec<String> = [
+            "They don't come through Portland often.",
+            "It's at the main arena.",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert!(said_names(&s, 1).is_empty(), "{:?}", said_names(&s, 1));
+        let s: Vec<String> = [
+            "Put on Fleetwood Mac.",
+            "They're my all-time favourite band.",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(said_names(&s, 1), ["Fleetwood Mac"]);
+    }
+
+    #[test]
+    fn things_are_what_a_determiner_introduces() {
+        let t = things("Navigate to the airport for my conference trip.");
+        assert!(t.contains(&"airport".to_string()), "{t:?}");
+        assert!(t.contains(&"conference trip".to_string()), "{t:?}");
+        assert!(!t.iter().any(|w| w.contains("Navigate")), "{t:?}");
+        assert!(things("I've switched to cycling, but the idea is similar.")
+            .iter()
+            .all(|w| !w.contains("cycling")));
+        assert!(things("Downtown's already stacking up.").is_empty());
+        // A number is no thing ("the 20th").
+        let t = things("The appointment is on the 20th.");
+        assert!(t.contains(&"appointment".to_string()) && !t.contains(&"20th".to_string()));
     }
 
     #[test]

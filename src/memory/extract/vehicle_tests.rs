@@ -188,3 +188,36 @@ fn a_colour_is_said_of_a_light_or_a_panel_only_with_it() {
     // The quantity is no device, in either spelling.
     assert!(!says_its_device(&s, ambient, "What a colour!"));
 }
+
+#[test]
+fn a_name_valued_setting_offers_names_or_things_the_user_refers_to() {
+    let s = vehicle();
+    let dest = s.detail_by_key("navigation_destination").unwrap();
+    let offered = |text: &str| {
+        let c = Candidate {
+            detail: dest,
+            score: 0.5,
+            sentence: 0,
+        };
+        value_alternatives(&s, &c, &[text.to_string()])
+    };
+    // A thing a determiner introduces; not an activity, nor "already".
+    let airport = offered("Navigate to the airport for my conference trip.");
+    assert!(airport.contains(&gbnf_literal("airport")), "{airport:?}");
+    assert!(!airport.contains(&gbnf_literal("Navigate")), "{airport:?}");
+    let cycling = offered("I've switched to cycling, it clears the mind.");
+    assert!(
+        !cycling.iter().any(|v| v.contains("cycling")),
+        "{cycling:?}"
+    );
+    // Nothing referred to: only `none`.
+    assert_eq!(
+        offered("Downtown's already stacking up."),
+        [gbnf_literal("none")]
+    );
+    // A name said is the value.
+    assert_eq!(
+        offered("I'm heading over to New River Gorge instead."),
+        [gbnf_literal("New River Gorge")]
+    );
+}
