@@ -227,16 +227,15 @@ fn numeric_words(sentence: &str) -> String {
 }
 
 /// The state a statement of liking takes for a switch whose device it names and whose state it
-/// does not say ("I like the steering wheel warm", "When I park, I want the windows to close
-/// automatically"): on, the switch's only stance, as a closed list's only value besides "does
-/// not matter" is ([`crate::memory::values::only_stance`]). Only for a sentence that names
-/// every word of the device and carries no negation ("I don't need the wheel heated" is read
-/// by [`named`], "not" turning the device down, or not at all), that speaks to no listener
-/// and is not about a device's power. Whether the sentence states a preference is the gate's
-/// call, made before.
+/// does not say ("At least the seat heater makes this less painful", "When I park, I want the
+/// windows to close automatically"): on, the switch's only stance, as a closed list's only
+/// value besides "does not matter" is ([`crate::memory::values::only_stance`]). Only where
+/// the sentence says every word of the switch's name but its state words, or of one of its
+/// aliases (word forms folded, [`same_stem`]), negates nothing ("I don't need the seat heater"),
+/// speaks to no listener and is about no device's power ("I love this radio"). Whether the
+/// sentence states a preference is the gate's call, made before.
 pub fn stance(detail: &Detail, sentence: &str) -> Option<&'static str> {
-    // A device's power is not what a liking of the device asks for ("I love this radio"),
-    // and "you and your heated steering wheels" is the listener's taste.
+    // "You and your heated steering wheels" is the listener's taste.
     const LISTENER: &[&str] = &["you", "your", "you're", "yours"];
     let w = words(sentence);
     if detail.kind != ValueKind::Flag
