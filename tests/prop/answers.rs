@@ -8,9 +8,9 @@ use std::sync::OnceLock;
 
 use glovebox::memory::extract::{self, Candidate, Extracted};
 use glovebox::memory::maintain::Options;
-use glovebox::memory::values::NOT;
+use glovebox::memory::values::{self, NOT};
 use glovebox::pref::{Maintenance, Millis, Preference, PreferenceId, Status, UserId};
-use glovebox::schema::{Cardinality, Schema};
+use glovebox::schema::{Cardinality, Schema, ValueKind};
 use proptest::prelude::*;
 
 use crate::gbnf::Grammar;
@@ -77,7 +77,7 @@ fn offer() -> impl Strategy<Value = (Vec<String>, Vec<Candidate>)> {
 /// Checks that `items` is what the answer's lines say: each line's category (one offered),
 /// its value (as written, or the schema's spelling of it, `Schema::canonical_attribute`; `not`
 /// kept), its evidence sentence
-/// and confidence; repeated lines once.
+/// and confidence; repeated lines once; a line whose value only names its category, nothing.
 fn check_says(
     answer: &str,
     items: &[Extracted],
@@ -111,6 +111,22 @@ fn check_says(
             }
             _ => ("", value),
         };
+        // A value of the user's words that only says what the category is ("gas station"
+        // for Preferred Gas Station) is no value: `extract::parse` drops it.
+        if s.canonical_attribute(d.id, rest).is_none()
+            && d.kind == ValueKind::Text
+            && values::names_only_its_category(s, d.id, rest)
+        {
+            prop_assert!(
+                items.iter().all(|e| e.detail != cand.detail
+                    || e.sentence != sentences[cand.sentence]
+                    || !e.attribute.eq_ignore_ascii_case(rest)),
+                "line {:?} only names its category and is stored: {:?}",
+                line,
+                items
+            );
+            continue;
+        }
         // A known value is kept exactly; the user's words are kept, or spelled as the known
         // value they name.
         let said = if d.attributes.iter().any(|k| k == value) {
