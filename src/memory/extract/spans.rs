@@ -16,21 +16,10 @@ pub(super) const FUNCTION_WORDS: &[&str] = &[
     "here",
 ];
 
-/// Words of dates and times: a span they make with a number ("on March 10th", "at 9:30 AM")
-/// is when something happens, not a name, and alone they name nothing ("Monday").
+/// Words of dates and times besides the months ([`crate::memory::usual::month_number`]): a
+/// span they make with a number ("on March 10th", "at 9:30 AM") is when something happens, not
+/// a name, and alone they name nothing ("Monday").
 const TIME_WORDS: &[&str] = &[
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
     "monday",
     "tuesday",
     "wednesday",
@@ -212,7 +201,10 @@ fn sentence_name_spans(sentence: &str) -> Vec<String> {
                     && matches!(&w[digits.len()..], "" | "st" | "nd" | "rd" | "th")
             };
             let linking = |w: &&str| matches!(*w, "of" | "on");
-            let time = |w: &&str| TIME_WORDS.contains(&w.to_lowercase().as_str());
+            let time = |w: &&str| {
+                crate::memory::usual::month_number(w).is_some()
+                    || TIME_WORDS.contains(&w.to_lowercase().as_str())
+            };
             // A date or a time ("March 10th", "on March", "the 10th of May", "9:30 AM")
             // names no thing.
             let dated = words.windows(2).any(|p| {
