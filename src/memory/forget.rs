@@ -91,6 +91,7 @@ impl Memory {
                     before: None,
                     after: None,
                     sentence: None,
+                    occasion: None,
                 },
             ),
         ];
@@ -114,6 +115,7 @@ impl Memory {
                     before: None,
                     after: None,
                     sentence: None,
+                    occasion: None,
                 },
             ),
         ])?;

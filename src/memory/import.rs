@@ -61,6 +61,7 @@ impl Memory {
                     before: None,
                     after: Some(p.clone()),
                     sentence: None,
+                    occasion: None,
                 },
             ));
         }

@@ -189,6 +189,7 @@ pub fn confirmation(cx: Context, pending: Preference, stored: &[Preference]) -> 
                 before: Some(pending.clone()),
                 after: Some(after.clone()),
                 sentence: None,
+                occasion: None,
             },
         ),
     ];
@@ -222,6 +223,7 @@ pub fn deletion(cx: Context, prefs: &[Preference], op: Operation) -> Vec<Change>
                 before: None,
                 after: None,
                 sentence: None,
+                occasion: None,
             },
         ));
     }
@@ -270,6 +272,7 @@ fn history(
             before: before.cloned(),
             after: Some(after.clone()),
             sentence: Some(incoming.sentence.clone()),
+            occasion: incoming.occasion.clone(),
         },
     )
 }
@@ -304,6 +307,7 @@ fn replace_changes(cx: Context, replaced: &[Preference], by: &Preference) -> Vec
                 before: Some(r.clone()),
                 after: Some(by.clone()),
                 sentence: None,
+                occasion: None,
             },
         ));
     }

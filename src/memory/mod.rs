@@ -21,6 +21,7 @@ mod index_state;
 pub mod lifecycle;
 pub mod maintain;
 mod models;
+mod occasion;
 pub mod offer;
 pub mod prior;
 mod recall;
@@ -48,6 +49,7 @@ use crate::worker::WorkerError;
 pub use extract::{Candidate, Extracted, Prototype};
 pub use extraction::{Extraction, SentenceView};
 pub use models::Models;
+pub use occasion::Occasion;
 pub use prior::SubPrior;
 pub use recall::{Recalled, RERANK};
 

@@ -48,6 +48,7 @@ fn incoming(s: &Schema, key: &str, attribute: &str, confidence: f32) -> Extracte
         sentence: format!("Play {attribute} now."),
         confidence,
         condition: None,
+        occasion: None,
     }
 }
 
