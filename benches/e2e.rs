@@ -90,7 +90,6 @@ fn maintenance(c: &mut Criterion) {
         sentence: e.equal.clone(),
         confidence: 1.0,
         condition: None,
-        occasion: None,
     };
     // A new value in a multi-value category: `append` or `update`, the case the LLM decides.
     let genres = models.schema().detail_by_key("favorite_genres").unwrap();
@@ -111,7 +110,6 @@ fn maintenance(c: &mut Criterion) {
         sentence: "I've been enjoying jazz a lot lately.".into(),
         confidence: 1.0,
         condition: None,
-        occasion: None,
     };
     let mut g = c.benchmark_group("maintain");
     g.sample_size(10);

@@ -139,10 +139,6 @@ pub struct RecallConfig {
     /// Recall returns only preferences whose relevance (a probability) is at least this;
     /// `None` uses the relevance model's threshold, 0 returns the top k whatever their relevance.
     pub min_relevance: Option<f32>,
-    /// Recall of one setting returns an earlier value of it when the moment resembles the
-    /// occasion that value was given on more than the current value's, by at least this much
-    /// cosine similarity (`memory::occasion`); `None`: off.
-    pub occasion_margin: Option<f32>,
 }
 
 /// The Unix-socket service.
@@ -222,7 +218,6 @@ impl Default for RecallConfig {
             queries: None,
             relevance: None,
             min_relevance: None,
-            occasion_margin: None,
         }
     }
 }

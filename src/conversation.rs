@@ -64,17 +64,6 @@ pub struct Part {
 }
 
 impl Part {
-    /// What the speaker said just before `sentence` in this part (at most `n` sentences, in
-    /// order, joined), if anything: the occasion a value was given on.
-    pub fn said_before(&self, sentence: &str, n: usize) -> Option<String> {
-        let all = self.conversation.user_sentences();
-        let at = all
-            .iter()
-            .position(|s| sentence.starts_with(s.as_str()) || s.contains(sentence))?;
-        let before = &all[at.saturating_sub(n)..at];
-        (!before.is_empty()).then(|| before.join(" "))
-    }
-
     /// When the user turn holding `sentence` was said, if it carries a time.
     pub fn time_of(&self, sentence: &str) -> Option<Millis> {
         self.conversation
@@ -419,27 +408,6 @@ mod tests {
         assert!(e(r#"[{"ASSISTANT":"hello"}]"#).contains("no user turn"));
         assert!(e("[]").contains("no user turn"));
         assert!(e(r#"[{"role":"user","text":"a"}, 5]"#).starts_with("turn 1:"));
-    }
-
-    #[test]
-    fn a_speakers_occasion_is_what_they_said_just_before() {
-        let c = Conversation::from_json(
-            r#"[{"role":"user","speaker":"matt","text":"I bought new work boots. They have thick soles."},
-                {"role":"user","speaker":"ed","text":"Nice boots."},
-                {"role":"user","speaker":"matt","text":"There, set it to 10. That feels better."}]"#,
-        )
-        .unwrap();
-        let parts = c.parts(&UserId::new("ann").unwrap());
-        assert_eq!(
-            parts[0].said_before("There, set it to 10.", 2).as_deref(),
-            Some("I bought new work boots. They have thick soles.")
-        );
-        // The other occupant's words are no part of it; nothing before the first sentence.
-        assert_eq!(parts[1].said_before("Nice boots.", 2), None);
-        assert_eq!(
-            parts[0].said_before("There, set it to 10.", 1).as_deref(),
-            Some("They have thick soles.")
-        );
     }
 
     #[test]

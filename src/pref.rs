@@ -201,11 +201,6 @@ pub struct HistoryEntry {
     pub after: Option<Preference>,
     /// The user's sentence that caused the change, where there was one.
     pub sentence: Option<String>,
-    /// What the same person said just before that sentence in the same conversation (at most
-    /// two sentences), where there was something: the occasion the value was given on ("The
-    /// rain on the roof is so loud I can't hear the directions."), which recall of one setting
-    /// compares with the moment it is asked in (`Memory::recall_category`).
-    pub occasion: Option<String>,
 }
 
 #[cfg(test)]

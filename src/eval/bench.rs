@@ -278,7 +278,6 @@ fn time_maintenance(memory: &Memory, entries: &[&Entry]) -> Result<Vec<f64>, Eva
             sentence: e.equal.clone(),
             confidence: 1.0,
             condition: None,
-            occasion: None,
         };
         let (d, ms) = time_ms(|| memory.decide(&user, &incoming));
         d?;

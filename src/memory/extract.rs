@@ -50,9 +50,6 @@ pub struct Extracted {
     /// The situation in which alone it holds, in the user's words from the sentence
     /// (`memory::condition`); `None`: always.
     pub condition: Option<String>,
-    /// What the speaker said just before the sentence in the same conversation
-    /// ([`crate::pref::HistoryEntry::occasion`]); set when it is remembered.
-    pub occasion: Option<String>,
 }
 
 /// A category offered to the LLM, with the embedder's evidence.
@@ -585,7 +582,6 @@ pub fn parse(
                     // No measured confidence counts as uncertain (see `confidence`).
                     confidence: line_confidence.get(i).copied().unwrap_or(0.0),
                     condition: super::condition::find(sentence),
-                    occasion: None,
                 });
             }
             Ok(out)

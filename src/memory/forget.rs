@@ -91,7 +91,6 @@ impl Memory {
                     before: None,
                     after: None,
                     sentence: None,
-                    occasion: None,
                 },
             ),
         ];
@@ -115,7 +114,6 @@ impl Memory {
                     before: None,
                     after: None,
                     sentence: None,
-                    occasion: None,
                 },
             ),
         ])?;

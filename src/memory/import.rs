@@ -61,7 +61,6 @@ impl Memory {
                     before: None,
                     after: Some(p.clone()),
                     sentence: None,
-                    occasion: None,
                 },
             ));
         }

@@ -189,7 +189,6 @@ pub fn confirmation(cx: Context, pending: Preference, stored: &[Preference]) -> 
                 before: Some(pending.clone()),
                 after: Some(after.clone()),
                 sentence: None,
-                occasion: None,
             },
         ),
     ];
@@ -223,7 +222,6 @@ pub fn deletion(cx: Context, prefs: &[Preference], op: Operation) -> Vec<Change>
                 before: None,
                 after: None,
                 sentence: None,
-                occasion: None,
             },
         ));
     }
@@ -272,7 +270,6 @@ fn history(
             before: before.cloned(),
             after: Some(after.clone()),
             sentence: Some(incoming.sentence.clone()),
-            occasion: incoming.occasion.clone(),
         },
     )
 }
@@ -307,7 +304,6 @@ fn replace_changes(cx: Context, replaced: &[Preference], by: &Preference) -> Vec
                 before: Some(r.clone()),
                 after: Some(by.clone()),
                 sentence: None,
-                occasion: None,
             },
         ));
     }

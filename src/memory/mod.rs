@@ -21,7 +21,6 @@ mod index_state;
 pub mod lifecycle;
 pub mod maintain;
 mod models;
-mod occasion;
 pub mod offer;
 pub mod prior;
 mod recall;
@@ -49,7 +48,6 @@ use crate::worker::WorkerError;
 pub use extract::{Candidate, Extracted, Prototype};
 pub use extraction::{Extraction, SentenceView};
 pub use models::Models;
-pub use occasion::Occasion;
 pub use prior::SubPrior;
 pub use recall::{Recalled, RERANK};
 

@@ -194,14 +194,6 @@ impl Memory {
                 })
                 .filter(|v| !v.eq_ignore_ascii_case(&r.preference.attribute))
                 .map(str::to_string);
-            // Not asked for the usual or a month: an earlier value whose occasion the moment
-            // resembles (`memory::occasion`).
-            let usual = match usual {
-                None if d.cardinality == Cardinality::Single && r.condition_met.is_none() => self
-                    .by_occasion(user, r.preference.detail, &r.preference, text, situation)?
-                    .filter(|_| month.is_none() && !asks_usual),
-                u => u,
-            };
             if usual.is_some() {
                 r.now.clone_from(&usual);
             }
@@ -298,7 +290,7 @@ impl Memory {
     /// the situation's facts, each on its own so that a long narration, or a step asked in the
     /// same breath ("my jamming volume from March, but turn it up 5 more"), does not dilute
     /// the words that meet a condition.
-    pub(super) fn situation_vectors(
+    fn situation_vectors(
         &self,
         text: &str,
         query: Option<&[f32]>,

@@ -11,10 +11,6 @@ use crate::llm::Request;
 use crate::pref::{Maintenance, Millis, Preference, UserId};
 use crate::schema::{DetailSet, ValueKind};
 use crate::store::{Change, StoreError};
-/// How many of the speaker's sentences before a preference's own are kept as its occasion
-/// ([`crate::pref::HistoryEntry::occasion`]).
-const OCCASION: usize = 2;
-
 impl Memory {
     /// Extracts preferences from a finished conversation and maintains each against the store,
     /// under the person who said it: each speaker's part ([`Conversation::parts`]; turns without
@@ -53,15 +49,11 @@ impl Memory {
                 .items
                 .iter()
                 .filter(|e| !self.answers_another(conversation, user, &part.speaker, e))
-                .map(|e| {
-                    let mut e = e.clone();
-                    e.occasion = part.said_before(&e.sentence, OCCASION);
-                    (part.time_of(&e.sentence), e)
-                })
+                .map(|e| (part.time_of(&e.sentence), e))
                 .collect();
             items.sort_by_key(|(t, _)| *t);
             for (time, e) in items {
-                match self.maintain_at(&part.speaker, &e, time) {
+                match self.maintain_at(&part.speaker, e, time) {
                     Ok(o) => out.extend(o),
                     // Opted out while the extraction ran: the opt-out wins, nothing is stored.
                     Err(MemoryError::Store(StoreError::OptedOut { .. })) => {}

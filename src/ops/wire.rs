@@ -127,9 +127,6 @@ pub struct WireHistory {
     pub after: Option<WirePreference>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sentence: Option<String>,
-    /// What the person said just before the sentence, in the same conversation.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub occasion: Option<String>,
 }
 
 impl WireHistory {
@@ -141,7 +138,6 @@ impl WireHistory {
             before: h.before.as_ref().map(|p| WirePreference::new(schema, p)),
             after: h.after.as_ref().map(|p| WirePreference::new(schema, p)),
             sentence: h.sentence.clone(),
-            occasion: h.occasion.clone(),
         }
     }
 }

@@ -17,9 +17,6 @@ pub(super) struct HistRecord {
     before: Option<PrefRecord>,
     after: Option<PrefRecord>,
     sentence: Option<String>,
-    /// Added without a format change: records written before it read as `None`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    occasion: Option<String>,
 }
 
 impl HistRecord {
@@ -54,7 +51,6 @@ impl Store {
                 before: h.before.map(|r| self.decode(r)).transpose()?,
                 after: h.after.map(|r| self.decode(r)).transpose()?,
                 sentence: h.sentence,
-                occasion: h.occasion,
             });
         }
         Ok(out)
@@ -136,7 +132,6 @@ impl Store {
             before: h.before.as_ref().map(|p| self.encode(p)),
             after: h.after.as_ref().map(|p| self.encode(p)),
             sentence: h.sentence,
-            occasion: h.occasion,
         };
         let bytes = serde_json::to_vec(&rec).expect("records serialise");
         t.history

@@ -140,7 +140,6 @@ fn history_and_optouts_round_trip_and_forget_user_is_complete() {
         before: Some(pref(7, "ann", "favorite_genres", "Rock")),
         after: Some(p.clone()),
         sentence: Some(format!("I love {secret}.")),
-        occasion: None,
     };
     s.apply(vec![
         Change::Put(p),

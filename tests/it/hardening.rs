@@ -14,7 +14,6 @@ fn temperature(m: &Memory, attribute: &str, sentence: &str, confidence: f32) -> 
         sentence: sentence.into(),
         confidence,
         condition: None,
-        occasion: None,
     }
 }
 

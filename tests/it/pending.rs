@@ -106,7 +106,6 @@ fn pending_preferences_are_recalled_only_once_confirmed() {
         sentence: p.sentences[0].clone(),
         confidence: 1.0,
         condition: None,
-        occasion: None,
     };
     let o = m.maintain(&bob, &again).unwrap();
     assert_eq!(o.preference.id, p.id);

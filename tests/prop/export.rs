@@ -116,7 +116,6 @@ fn history_entry() -> impl Strategy<Value = HistoryEntry> {
                 before: before.map(|c| preference(&u, 1, &c, (time, time, None))),
                 after: after.map(|c| preference(&u, 2, &c, (time, time, None))),
                 sentence,
-                occasion: None,
             }
         })
 }

@@ -254,7 +254,6 @@ impl UserRun<'_, '_> {
             sentence: sentence.to_string(),
             confidence: 1.0,
             condition: None,
-            occasion: None,
         };
         self.decide(mem, e, "equal", Some(incoming(&e.attribute, &e.equal)), "")?;
         let neg = Conversation::from_utterance(&e.negate).map_err(MemoryError::from)?;

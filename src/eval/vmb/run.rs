@@ -256,37 +256,21 @@ fn answer(
     let (spoken, situation) = moment(&q.query, people);
     let t0 = Instant::now();
     let (mut right, mut base_right) = (true, true);
-    let mut untimed = std::time::Duration::ZERO;
     let mut got = Vec::new();
     for call in &q.calls {
         let acting = seats.acting(call);
         for (arg, expected, detail) in slots(schema, call) {
             // The acting person's current value of the setting, given what was said and the
             // moment (conditions): the same `recall --category` a client asks.
-            let recalled = match (&acting, detail) {
+            let mine = match (&acting, detail) {
                 (Some(u), Some(d)) => mem
                     .recall_category(u, CategoryRef::Detail(d), &spoken, &situation)?
                     .into_iter()
-                    .next(),
+                    .next()
+                    // A step the words ask for ("one level brighter") gives the value to set.
+                    .map(|r| r.now.unwrap_or(r.preference.attribute)),
                 _ => None,
             };
-            // How much the moment resembles the occasions of each value the acting person
-            // gave the setting (`recall.occasion_margin` is fitted on these); not timed.
-            let t1 = Instant::now();
-            let occasions: Vec<Value> = match (&acting, detail, &recalled) {
-                (Some(u), Some(d), Some(r)) if r.condition_met.is_none() => mem
-                    .occasions(u, d, &r.preference, &spoken, &situation)?
-                    .into_iter()
-                    .map(|o| {
-                        json!({"value": o.value, "similarity": o.similarity,
-                                 "on_occasion": o.on_occasion, "current": o.current})
-                    })
-                    .collect(),
-                _ => Vec::new(),
-            };
-            untimed += t1.elapsed();
-            // A step the words ask for ("one level brighter") gives the value to set.
-            let mine = recalled.map(|r| r.now.unwrap_or(r.preference.attribute));
             let anyone = detail.and_then(|d| latest(all.iter(), d));
             let v = mine;
             let b = anyone.map(|p| p.attribute.clone());
@@ -326,7 +310,6 @@ fn answer(
                 "acting": acting.as_ref().map(UserId::as_str),
                 "detail": detail.map(|d| schema.detail(d).key.clone()),
                 "got": v, "baseline": b, "stored": stored, "history": said,
-                "occasions": occasions,
             }));
         }
     }
@@ -341,8 +324,7 @@ fn answer(
             .is_some_and(|r| r.preference.detail == d),
         _ => false,
     };
-    t.answer_ms
-        .push((t0.elapsed() - untimed).as_secs_f64() * 1e3);
+    t.answer_ms.push(t0.elapsed().as_secs_f64() * 1e3);
     t.questions += 1;
     t.slot_right += usize::from(slot_ok);
     let e = t.by_type.entry(q.reasoning_type.clone()).or_default();

@@ -48,7 +48,6 @@ fn incoming(s: &Schema, key: &str, attribute: &str, confidence: f32) -> Extracte
         sentence: format!("Play {attribute} now."),
         confidence,
         condition: None,
-        occasion: None,
     }
 }
 
