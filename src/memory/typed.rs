@@ -179,6 +179,59 @@ const NO_NUMBER_BEFORE: &[&str] = &["more", "last", "other", "another"];
 /// ("it's 35°C outside").
 const OUTSIDE: &[&str] = &["outside", "outdoors"];
 
+/// Units of quantities no setting of a car holds (time, age, distance, money, people): a number
+/// right before one measures that ("finish under 55 minutes", "18-year-olds", "3 miles"), unless
+/// the setting's own words name the unit (a schema may ship a timer in minutes).
+const OTHER_UNITS: &[&str] = &[
+    "second",
+    "seconds",
+    "minute",
+    "minutes",
+    "min",
+    "mins",
+    "hour",
+    "hours",
+    "hr",
+    "hrs",
+    "day",
+    "days",
+    "week",
+    "weeks",
+    "month",
+    "months",
+    "year",
+    "years",
+    "mile",
+    "miles",
+    "km",
+    "kilometer",
+    "kilometers",
+    "kilometre",
+    "kilometres",
+    "meter",
+    "meters",
+    "metre",
+    "metres",
+    "feet",
+    "foot",
+    "inch",
+    "inches",
+    "dollar",
+    "dollars",
+    "euro",
+    "euros",
+    "buck",
+    "bucks",
+    "cent",
+    "cents",
+    "people",
+    "person",
+    "persons",
+    "kids",
+    "children",
+    "times",
+];
+
 /// `sentence` with every number word that is not a setting's number ("maybe one day", "pick
 /// one up", "you two handle it") written "a", so that only a number in a setting's place ("to
 /// three", "at seventy-five", "two degrees") reads as a number. Digits are always numbers.
@@ -260,6 +313,16 @@ pub fn stance(detail: &Detail, sentence: &str) -> Option<&'static str> {
     (names_device && flag_state(detail, &w).is_none()).then_some(FLAG_ON)
 }
 
+/// The words of a detail's name, description and aliases.
+fn own_words(detail: &Detail) -> Vec<String> {
+    let mut out = words(&detail.name);
+    out.extend(words(&detail.description));
+    for a in &detail.aliases {
+        out.extend(words(a));
+    }
+    out
+}
+
 /// Whether two words are forms of one ("heater" and "heating", "closing" and "close",
 /// "automatically" and "automatic"): both share a stem of at least four letters and differ
 /// only by an ending of a few letters.
@@ -306,6 +369,12 @@ pub fn mentioned(detail: &Detail, sentence: &str) -> Vec<String> {
                 // An amount of change is no value of the setting ("lowered the leg support by
                 // forty").
                 if i > 0 && w[i - 1] == "by" {
+                    continue;
+                }
+                // Nor is a quantity of something else ("under 55 minutes", "18-year-olds").
+                if w.get(i + 1).is_some_and(|u| {
+                    OTHER_UNITS.contains(&u.as_str()) && !own_words(detail).contains(u)
+                }) {
                     continue;
                 }
                 // Nor is the weather ("it's 35°C outside, set it to 20").
@@ -456,6 +525,14 @@ mod tests {
         assert_eq!(named(l, "Raised it by 5, to 45."), ["45"]);
         let m = s.detail(s.detail_by_key("music_volume").unwrap());
         assert!(named(m, "As long as it's not 86 on the dial, we're safe.").is_empty());
+        // A quantity of time, age, distance, money or people is no setting's value.
+        assert!(named(m, "I'd love to finish under 55 minutes.").is_empty());
+        assert!(named(l, "Do you think 18-year-olds care about gifts?").is_empty());
+        assert!(named(m, "It's 12 miles to the site and 20 dollars for parking.").is_empty());
+        assert_eq!(
+            named(m, "After 10 minutes of this, set the volume to 30."),
+            ["30"]
+        );
     }
 
     #[test]

@@ -438,3 +438,32 @@ fn the_weather_outside_is_no_cabin_temperature() {
         "{hot:?}"
     );
 }
+
+#[test]
+fn a_length_of_time_is_no_setting_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    // The stop-34 binary stored music_volume 45 and 20 for these two.
+    let commute = said(
+        &m,
+        "I drive 45 minutes each way, so I keep the music volume low.",
+    );
+    assert!(
+        !commute.contains(&("music_volume".into(), "45".into())),
+        "{commute:?}"
+    );
+    let home = said(&m, "I love the music loud on the 20 minute drive home.");
+    assert!(
+        !home.contains(&("music_volume".into(), "20".into())),
+        "{home:?}"
+    );
+    // A number with no unit of its own is still the setting's.
+    let back = said(
+        &m,
+        "Two hours of driving and my back hurts, so massage at 3 please.",
+    );
+    assert!(
+        back.contains(&("seat_massage_level".into(), "3".into())),
+        "{back:?}"
+    );
+}
