@@ -78,6 +78,10 @@ fn said_stems(
 ) -> std::collections::HashSet<String> {
     let mut said: std::collections::HashSet<String> =
         sentences.iter().flat_map(|s| stems(&digits(s))).collect();
+    // An adverb or a participle names the value it is formed from ("play it sequentially"
+    // names sequential, "shuffled" and "shuffling" shuffle, "muted" mute, "looping" loop).
+    let forms: Vec<String> = said.iter().flat_map(|w| word_bases(w)).collect();
+    said.extend(forms);
     // A comparative names its adjective's value ("cooler tones" names Cool, "the cheapest"
     // Cheap), except for a vehicle setting, where it asks for a step from the current value
     // ("a touch higher" is no `high`; `memory::step`).
@@ -92,6 +96,23 @@ fn said_stems(
         said.extend(bases);
     }
     said
+}
+
+/// The words an adverb (-ly) or a participle (-ing, -ed) is formed from, with and without a
+/// silent e; nothing for other words. An adverb's base has at least four letters, a
+/// participle's three ("muted" is mute; "red", "bed", "sing" are no forms).
+fn word_bases(w: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(b) = w.strip_suffix("ly").filter(|b| b.len() >= 4) {
+        out.push(b.to_string());
+    }
+    for end in ["ing", "ed"] {
+        if let Some(b) = w.strip_suffix(end).filter(|b| b.len() >= 3) {
+            out.push(b.to_string());
+            out.push(format!("{b}e"));
+        }
+    }
+    out
 }
 
 /// The named values and the share of their words the user said.
