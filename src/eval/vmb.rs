@@ -24,7 +24,8 @@
 //!   opening with "he" or "she" speaks for the person whom the nearest earlier sentence names
 //!   first, "Patricia got in with Gary driving. She said"; when several speak, the first whose
 //!   quoted words speak of themselves, "I", "my", "me", and not of the listener, "you",
-//!   "your"; else the first named, else the first by pronoun);
+//!   "your"; else the first whose words do not speak of the listener alone, "Your car, your
+//!   vibes." leaves the choice to the other; else the first named, else the first by pronoun);
 //!   otherwise the driver; otherwise the first household member the query names.
 //!   The driver is whoever the query puts at the wheel ("got into the driver's seat", "was
 //!   driving", "drove", "borrowed the car", "with X driving"), the passenger whoever it seats

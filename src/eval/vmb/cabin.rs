@@ -123,25 +123,33 @@ fn named_with(query: &str, people: &BTreeMap<String, UserId>, cues: &[&str]) -> 
 /// Samantha and said" is not Samantha speaking); when nobody is named so, a narration sentence
 /// opening with "he" or "she" speaks for the person the nearest earlier sentence names first.
 /// Of several speakers, the first whose quoted words speak of themselves ("I", "my", "me") and
-/// not of the listener ("you", "your") speaks for the request; when none does, the first named
-/// one.
+/// not of the listener ("you", "your") speaks for the request; when none does, the first whose
+/// words do not speak of the listener alone (one who says "Your car, your vibes." or "You're
+/// driving, so you choose" leaves the choice to the other); else the first named one.
 fn speaker(plain: &str, resolved: &str, people: &BTreeMap<String, UserId>) -> Option<UserId> {
     let named = speaking(plain, people);
     let by_pronoun = speaking(resolved, people);
-    let first_person = |s: &Speaking| {
-        s.quote.as_deref().is_some_and(|q| {
+    // Whether the quoted words speak of the speaker, and of the listener.
+    let persons = |s: &Speaking| {
+        s.quote.as_deref().map_or((false, false), |q| {
             let words: Vec<&str> = q
                 .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '\u{2019}')
                 .map(|w| w.split(['\'', '\u{2019}']).next().unwrap_or(w))
                 .collect();
             let has = |set: &[&str]| words.iter().any(|w| set.contains(w));
-            has(&["i", "my", "me"]) && !has(&["you", "your"])
+            (has(&["i", "my", "me"]), has(&["you", "your"]))
         })
     };
     named
         .iter()
         .chain(&by_pronoun)
-        .find(|s| first_person(s))
+        .find(|s| persons(s) == (true, false))
+        .or_else(|| {
+            named
+                .iter()
+                .chain(&by_pronoun)
+                .find(|s| persons(s) != (false, true))
+        })
         .or_else(|| named.first())
         .or_else(|| by_pronoun.first())
         .map(|s| s.who.clone())
@@ -519,6 +527,14 @@ mod tests {
         assert_ne!(c.speaker.as_ref().map(UserId::as_str), Some("samantha"));
         let any = parse_call(r#"f(value=1)"#).unwrap();
         assert_eq!(c.acting(&any).unwrap().as_str(), "jack");
+        // Words that speak of the listener alone leave the choice to the other speaker.
+        let q = "Kevin and Andrew entered the car. Andrew said: 'Your car, your vibes.' Kevin told the car: 'Lights on please.'";
+        assert_eq!(speaker(q).as_deref(), Some("kevin"));
+        let q = "Kevin said: 'You're driving, so you choose the lights.' Andrew told the car to set the lights.";
+        assert_eq!(speaker(q).as_deref(), Some("andrew"));
+        // Alone, they still speak for the request.
+        let q = "Kevin said: 'You know what, set the lights to blue.'";
+        assert_eq!(speaker(q).as_deref(), Some("kevin"));
     }
 
     #[test]
