@@ -182,55 +182,10 @@ const OUTSIDE: &[&str] = &["outside", "outdoors"];
 /// Units of quantities no setting of a car holds (time, age, distance, money, people): a number
 /// right before one measures that ("finish under 55 minutes", "18-year-olds", "3 miles"), unless
 /// the setting's own words name the unit (a schema may ship a timer in minutes).
-const OTHER_UNITS: &[&str] = &[
-    "second",
-    "seconds",
-    "minute",
-    "minutes",
-    "min",
-    "mins",
-    "hour",
-    "hours",
-    "hr",
-    "hrs",
-    "day",
-    "days",
-    "week",
-    "weeks",
-    "month",
-    "months",
-    "year",
-    "years",
-    "mile",
-    "miles",
-    "km",
-    "kilometer",
-    "kilometers",
-    "kilometre",
-    "kilometres",
-    "meter",
-    "meters",
-    "metre",
-    "metres",
-    "feet",
-    "foot",
-    "inch",
-    "inches",
-    "dollar",
-    "dollars",
-    "euro",
-    "euros",
-    "buck",
-    "bucks",
-    "cent",
-    "cents",
-    "people",
-    "person",
-    "persons",
-    "kids",
-    "children",
-    "times",
-];
+const OTHER_UNITS: &str = "second seconds minute minutes min mins hour hours hr hrs day days \
+    week weeks month months year years mile miles km kilometer kilometers kilometre kilometres \
+    meter meters metre metres feet foot inch inches dollar dollars euro euros buck bucks cent \
+    cents people person persons kids children times";
 
 /// `sentence` with every number word that is not a setting's number ("maybe one day", "pick
 /// one up", "you two handle it") written "a", so that only a number in a setting's place ("to
@@ -365,6 +320,7 @@ pub fn mentioned(detail: &Detail, sentence: &str) -> Vec<String> {
     };
     match (detail.kind, detail.range) {
         (ValueKind::Integer, Some((lo, hi))) => {
+            let own = own_words(detail);
             for (i, word) in w.iter().enumerate() {
                 // An amount of change is no value of the setting ("lowered the leg support by
                 // forty").
@@ -373,7 +329,7 @@ pub fn mentioned(detail: &Detail, sentence: &str) -> Vec<String> {
                 }
                 // Nor is a quantity of something else ("under 55 minutes", "18-year-olds").
                 if w.get(i + 1).is_some_and(|u| {
-                    OTHER_UNITS.contains(&u.as_str()) && !own_words(detail).contains(u)
+                    OTHER_UNITS.split_whitespace().any(|x| x == u) && !own.contains(u)
                 }) {
                     continue;
                 }

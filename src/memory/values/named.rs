@@ -144,3 +144,32 @@ fn named_with_share<'a>(
     }
     (out, best.0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_adverb_or_a_participle_names_the_value_it_is_formed_from() {
+        let vehicle = crate::schema::vehicle_for_tests();
+        let said = |s: &str| vec![s.to_string()];
+        let mode = vehicle.detail_by_key("music_play_mode").unwrap();
+        assert_eq!(
+            named_values(&vehicle, mode, &said("Play it sequentially.")),
+            vec!["sequential"]
+        );
+        assert_eq!(
+            named_values(&vehicle, mode, &said("I like my songs shuffled.")),
+            vec!["shuffle"]
+        );
+        let voice = vehicle.detail_by_key("navigation_voice_mode").unwrap();
+        assert_eq!(
+            named_values(&vehicle, voice, &said("Keep the guidance muted.")),
+            vec!["mute"]
+        );
+        // Words that only end like a form name nothing ("red", "bed", "sing").
+        assert_eq!(word_bases("red"), Vec::<String>::new());
+        assert_eq!(word_bases("sing"), Vec::<String>::new());
+        assert!(named_values(&vehicle, mode, &said("I needed a break.")).is_empty());
+    }
+}
