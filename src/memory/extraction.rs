@@ -471,9 +471,7 @@ impl Models {
         let d = self.schema.detail(detail);
         match d.kind {
             ValueKind::Integer => !typed::named(d, sentence).is_empty(),
-            ValueKind::Flag => {
-                !typed::named(d, sentence).is_empty() || self.stance(detail, sentence).is_some()
-            }
+            ValueKind::Flag => !self.switch_states(detail, sentence).is_empty(),
             _ if d.has_example_values() => {
                 // A colour said of its device, and not only of some other thing ("a white
                 // wall").
@@ -486,18 +484,25 @@ impl Models {
         }
     }
 
-    /// The state a statement of liking puts a vehicle switch in without saying it
-    /// ([`typed::stance`]): on, unless the sentence names a value of another setting of the
-    /// switch's device ("I like the heated steering wheel at 8" is the heating level, which
-    /// implies the switch).
-    pub(super) fn stance(&self, detail: DetailId, sentence: &str) -> Option<&'static str> {
+    /// The states a sentence gives a switch: those it says ([`typed::named`]), else the state
+    /// a statement of liking puts a vehicle switch in without saying it ([`typed::stance`]):
+    /// on, unless the sentence names a value of another setting of the switch's device ("I
+    /// like the heated steering wheel at 8" is the heating level, which implies the switch).
+    pub(super) fn switch_states(&self, detail: DetailId, sentence: &str) -> Vec<String> {
         let d = self.schema.detail(detail);
-        d.call.as_ref()?;
-        let state = typed::stance(d, sentence)?;
-        typed::device_settings(&self.schema, detail)
-            .into_iter()
-            .all(|s| !self.names(s, sentence))
-            .then_some(state)
+        let said = typed::named(d, sentence);
+        if !said.is_empty() || d.call.is_none() {
+            return said;
+        }
+        let others_named = || {
+            typed::device_settings(&self.schema, detail)
+                .into_iter()
+                .any(|s| self.names(s, sentence))
+        };
+        match typed::stance(d, sentence) {
+            Some(state) if !others_named() => vec![state.to_string()],
+            _ => Vec::new(),
+        }
     }
 
     /// The LLM request that extraction makes for these user sentences and offered categories:

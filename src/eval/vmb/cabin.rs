@@ -140,16 +140,11 @@ fn speaker(plain: &str, resolved: &str, people: &BTreeMap<String, UserId>) -> Op
             (has(&["i", "my", "me"]), has(&["you", "your"]))
         })
     };
-    named
-        .iter()
-        .chain(&by_pronoun)
+    let all: Vec<&Speaking> = named.iter().chain(&by_pronoun).collect();
+    all.iter()
         .find(|s| persons(s) == (true, false))
-        .or_else(|| {
-            named
-                .iter()
-                .chain(&by_pronoun)
-                .find(|s| persons(s) != (false, true))
-        })
+        .or_else(|| all.iter().find(|s| persons(s) != (false, true)))
+        .copied()
         .or_else(|| named.first())
         .or_else(|| by_pronoun.first())
         .map(|s| s.who.clone())

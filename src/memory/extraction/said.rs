@@ -35,15 +35,9 @@ impl Models {
         let named: Vec<String> = match d.kind {
             _ if !shrugged.is_empty() => shrugged.iter().map(|v| v.to_string()).collect(),
             ValueKind::Integer => typed::named(d, evidence),
-            // A vehicle switch whose device a statement of liking names, without its state:
-            // on ([`typed::stance`]).
-            ValueKind::Flag => match typed::named(d, evidence) {
-                n if n.is_empty() => self
-                    .stance(only.detail, evidence)
-                    .map(|v| vec![v.to_string()])
-                    .unwrap_or_default(),
-                n => n,
-            },
+            // Said, or, for a vehicle switch whose device a statement of liking names without
+            // its state, on ([`Models::switch_states`]).
+            ValueKind::Flag => self.switch_states(only.detail, evidence),
             ValueKind::Choice | ValueKind::Text if !d.attributes.is_empty() => {
                 let one = std::slice::from_ref(evidence);
                 let named = if d.call.is_some() {
