@@ -29,6 +29,7 @@ mod remember;
 pub mod retention;
 pub mod step;
 pub mod typed;
+pub mod unnamed;
 pub mod usual;
 pub mod values;
 

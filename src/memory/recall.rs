@@ -4,8 +4,8 @@
 use std::collections::HashSet;
 
 use super::condition::{self, Situation, Verdict};
-use super::typed;
 use super::{lock, relevance, Memory, MemoryError};
+use super::{typed, unnamed};
 use crate::embed::cosine;
 use crate::pref::{Millis, Preference, Status, UserId};
 use crate::schema::{Cardinality, CategoryRef, ValueKind};
@@ -95,7 +95,9 @@ impl Memory {
     /// detail: every unconditional value and every met conditional one); a detail with only
     /// conditional values, none met, gives its newest, marked not met. Each carries relevance
     /// 1 and score 1. A switch with nothing of its own remembered is on when a setting of its
-    /// device is ([`Memory::switch_by_device`]). Nothing stored gives an empty list.
+    /// device is ([`Memory::switch_by_device`]); another setting with nothing remembered of
+    /// its own takes a value of its quantity said without a device ([`Memory::by_quantity`]).
+    /// Nothing stored gives an empty list.
     pub fn recall_category(
         &self,
         user: &UserId,
@@ -103,10 +105,25 @@ impl Memory {
         text: &str,
         situation: &Situation,
     ) -> Result<Vec<Recalled>, MemoryError> {
+        self.category_values(user, category, text, situation, true)
+    }
+
+    /// [`Memory::recall_category`]; `borrow`: whether a setting with nothing of its own may
+    /// take another's value ([`Memory::switch_by_device`], [`Memory::by_quantity`]).
+    fn category_values(
+        &self,
+        user: &UserId,
+        category: CategoryRef,
+        text: &str,
+        situation: &Situation,
+        borrow: bool,
+    ) -> Result<Vec<Recalled>, MemoryError> {
         let mut pieces: Option<Vec<Vec<f32>>> = None;
         let mut out = Vec::new();
         // Switches with nothing remembered of their own ([`Memory::switch_by_device`]).
         let mut switches = Vec::new();
+        // Other settings with nothing remembered of their own ([`Memory::by_quantity`]).
+        let mut bare = Vec::new();
         for detail in self.schema.details_of(category) {
             let mut active: Vec<Preference> = self
                 .store
@@ -115,8 +132,12 @@ impl Memory {
                 .filter(|p| p.status == Status::Active)
                 .collect();
             active.sort_by_key(|p| std::cmp::Reverse((p.updated, p.id)));
-            if active.is_empty() && self.schema.detail(detail).kind == ValueKind::Flag {
-                switches.push(detail);
+            if active.is_empty() && borrow {
+                if self.schema.detail(detail).kind == ValueKind::Flag {
+                    switches.push(detail);
+                } else {
+                    bare.push(detail);
+                }
                 continue;
             }
             let (mut met, mut unmet, mut plain) = (Vec::new(), Vec::new(), Vec::new());
@@ -241,8 +262,52 @@ impl Memory {
         for switch in switches {
             out.extend(self.switch_by_device(user, switch, text, situation)?);
         }
+        for detail in bare {
+            out.extend(self.by_quantity(user, detail, text, situation)?);
+        }
         self.touch(&out);
         Ok(out)
+    }
+
+    /// A setting with nothing of its own remembered takes the newest value of its quantity
+    /// ([`unnamed::quantity`]: the centre display's brightness, the HUD's) that was said
+    /// without naming a device ("Set the brightness to 10.": [`unnamed::said_without_device`])
+    /// and that it can hold ([`unnamed::fits`]), unless that value's condition is not met:
+    /// extraction stored it under the closest setting of the quantity, which need not be the
+    /// device the person was adjusting. It is returned as the evidence, with `now` = the value.
+    /// A value said of a named device never carries over to another.
+    fn by_quantity(
+        &self,
+        user: &UserId,
+        detail: crate::schema::DetailId,
+        text: &str,
+        situation: &Situation,
+    ) -> Result<Option<Recalled>, MemoryError> {
+        let to = self.schema.detail(detail);
+        let mut best: Option<Recalled> = None;
+        for other in unnamed::same_quantity(&self.schema, detail) {
+            for r in
+                self.category_values(user, CategoryRef::Detail(other), text, situation, false)?
+            {
+                let said = r.preference.sentences.last().map_or("", String::as_str);
+                if r.condition_met == Some(false)
+                    || !unnamed::said_without_device(&self.schema, said)
+                {
+                    continue;
+                }
+                let value = r.now.as_deref().unwrap_or(&r.preference.attribute);
+                let Some(v) = unnamed::fits(to, value) else {
+                    continue;
+                };
+                if best
+                    .as_ref()
+                    .is_none_or(|b| r.preference.updated > b.preference.updated)
+                {
+                    best = Some(Recalled { now: Some(v), ..r });
+                }
+            }
+        }
+        Ok(best)
     }
 
     /// A switch with no value of its own remembered is on when a value of its device's
@@ -259,7 +324,7 @@ impl Memory {
     ) -> Result<Option<Recalled>, MemoryError> {
         let mut best: Option<Recalled> = None;
         for d in typed::device_settings(&self.schema, switch) {
-            for r in self.recall_category(user, CategoryRef::Detail(d), text, situation)? {
+            for r in self.category_values(user, CategoryRef::Detail(d), text, situation, false)? {
                 let value = r.now.as_deref().unwrap_or(&r.preference.attribute);
                 if r.condition_met == Some(false)
                     || !typed::implies_on(self.schema.detail(d), value)

@@ -300,6 +300,62 @@ fn a_switch_is_on_when_a_setting_of_its_device_is_remembered() {
 }
 
 #[test]
+fn a_value_said_without_its_device_is_known_for_the_settings_of_its_quantity() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    let value = |who: &str, key: &str| -> Option<String> {
+        let d = m.schema().detail_by_key(key).unwrap();
+        m.recall_category(
+            &user(who),
+            glovebox::schema::CategoryRef::Detail(d),
+            "Set the screen the way I like it.",
+            &Default::default(),
+        )
+        .unwrap()
+        .into_iter()
+        .next()
+        .map(|r| r.now.unwrap_or(r.preference.attribute))
+    };
+    m.remember(
+        &user("ann"),
+        &conv(r#"[{"role":"user","text":"I can't read a thing. Set the brightness to 10."}]"#),
+    )
+    .unwrap();
+    // Stored once, under whichever brightness the embedder found closest...
+    let stored = m.list(&user("ann")).unwrap();
+    assert_eq!(stored.len(), 1, "{stored:?}");
+    let key = &m.schema().detail(stored[0].detail).key;
+    assert!(key.contains("brightness"), "{key}");
+    // ...and known for every brightness that can be 10, none that cannot.
+    for key in [
+        "hud_brightness_level",
+        "center_display_brightness",
+        "light_reading_light_brightness",
+    ] {
+        assert_eq!(value("ann", key).as_deref(), Some("10"), "{key}");
+    }
+    for key in [
+        "instrument_panel_brightness",
+        "overhead_screen_brightness_level",
+    ] {
+        assert_eq!(value("ann", key), None, "{key}: its range ends at 5");
+    }
+    assert_eq!(
+        value("ann", "hud_height_level"),
+        None,
+        "a height is no brightness"
+    );
+    // A value said of a named device stays that device's.
+    m.remember(
+        &user("bob"),
+        &conv(r#"[{"role":"user","text":"Set the HUD brightness to 4."}]"#),
+    )
+    .unwrap();
+    assert_eq!(value("bob", "hud_brightness_level").as_deref(), Some("4"));
+    assert_eq!(value("bob", "center_display_brightness"), None);
+}
+
+#[test]
 fn a_habit_outlasts_the_moment_that_corrects_it() {
     let dir = tempfile::tempdir().unwrap();
     let m = vehicle_memory(dir.path());
