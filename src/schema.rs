@@ -10,7 +10,9 @@ use std::path::Path;
 
 use serde::Deserialize;
 
+mod raw;
 mod set;
+use raw::{call_of, typed, valid_key, value_aliases, RawSchema};
 pub use set::DetailSet;
 
 /// The schema shipped in the binary (`config/categories.toml`).
@@ -104,6 +106,9 @@ pub struct Detail {
     /// is one more text the embedder places a sentence by, and a name a sentence may say the
     /// setting by, as its own name.
     pub aliases: Vec<String>,
+    /// Other words for listed values, by value as listed ("recirculation" and "recirculate"
+    /// for `inside`): a sentence that says one names the value (`memory::values`).
+    pub value_aliases: Vec<(String, Vec<String>)>,
 }
 
 impl Detail {
@@ -191,101 +196,6 @@ pub struct Schema {
     details: Vec<Detail>,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawSchema {
-    version: u32,
-    main: Vec<RawMain>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawMain {
-    name: String,
-    key: String,
-    sub: Vec<RawSub>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawSub {
-    name: String,
-    key: String,
-    #[serde(default)]
-    description: String,
-    detail: Vec<RawDetail>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawDetail {
-    name: String,
-    key: String,
-    values: Cardinality,
-    #[serde(default)]
-    description: String,
-    #[serde(default)]
-    attributes: Vec<String>,
-    #[serde(default)]
-    kind: ValueKind,
-    min: Option<i64>,
-    max: Option<i64>,
-    function: Option<String>,
-    argument: Option<String>,
-    #[serde(default)]
-    selectors: Vec<String>,
-    #[serde(default)]
-    aliases: Vec<String>,
-}
-
-/// A detail's accepted range and its attributes.
-type Typed = (Option<(i64, i64)>, Vec<String>);
-
-/// Checks a detail's kind against its range and attributes; returns its range and attributes
-/// (a flag's are [`FLAG_ON`], [`FLAG_OFF`]).
-fn typed(rd: &RawDetail) -> Result<Typed, SchemaError> {
-    let invalid = |m: &str| Err(SchemaError::Invalid(format!("detail {:?} {m}", rd.name)));
-    let ranged = rd.min.is_some() || rd.max.is_some();
-    match rd.kind {
-        ValueKind::Integer => match (rd.min, rd.max) {
-            (Some(lo), Some(hi)) if lo <= hi => Ok((Some((lo, hi)), rd.attributes.clone())),
-            (Some(_), Some(_)) => invalid("has min above max"),
-            _ => invalid("is an integer and needs both min and max"),
-        },
-        _ if ranged => invalid("has min/max but is not kind = \"integer\""),
-        ValueKind::Flag if !rd.attributes.is_empty() => {
-            invalid("is a flag (on/off) and lists attributes")
-        }
-        ValueKind::Flag => Ok((None, vec![FLAG_ON.into(), FLAG_OFF.into()])),
-        ValueKind::Choice if rd.attributes.is_empty() => {
-            invalid("is a choice and lists no attributes")
-        }
-        _ => Ok((None, rd.attributes.clone())),
-    }
-}
-
-fn call_of(rd: &RawDetail) -> Result<Option<Call>, SchemaError> {
-    match (&rd.function, &rd.argument) {
-        (None, None) if rd.selectors.is_empty() => Ok(None),
-        (Some(f), Some(a)) if !f.trim().is_empty() && !a.trim().is_empty() => Ok(Some(Call {
-            function: f.clone(),
-            argument: a.clone(),
-            selectors: rd.selectors.clone(),
-        })),
-        _ => Err(SchemaError::Invalid(format!(
-            "detail {:?} needs both a non-empty function and argument to name its call",
-            rd.name
-        ))),
-    }
-}
-
-fn valid_key(key: &str) -> bool {
-    !key.is_empty()
-        && key
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
-}
-
 /// The shipped vehicle-settings schema (`config/schemas/vehicle.toml`), for unit tests.
 #[cfg(test)]
 pub(crate) fn vehicle_for_tests() -> Schema {
@@ -367,6 +277,7 @@ impl Schema {
                         }
                     }
                     let (range, attributes) = typed(&rd)?;
+                    let value_aliases = value_aliases(&rd, &attributes)?;
                     let call = call_of(&rd)?;
                     sub.details.push(id);
                     schema.details.push(Detail {
@@ -382,6 +293,7 @@ impl Schema {
                         range,
                         call,
                         aliases: rd.aliases,
+                        value_aliases,
                     });
                 }
                 main.subs.push(sub_id);

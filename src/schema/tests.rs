@@ -106,6 +106,30 @@ fn typed_details_are_checked() {
     assert!(e(&format!("{head}kind = \"flag\"\nattributes = [\"x\"]\n")).contains("flag"));
     assert!(e(&format!("{head}kind = \"choice\"\n")).contains("no attributes"));
     assert!(e(&format!("{head}function = \"f\"\n")).contains("function and argument"));
+    // Value aliases name listed values only, once each, and only where values are listed.
+    let choice = format!("{head}kind = \"choice\"\nattributes = [\"inside\", \"outside\"]\n");
+    assert!(
+        e(&format!("{choice}value_aliases = {{ middle = [\"x\"] }}\n")).contains("does not list")
+    );
+    assert!(
+        e(&format!("{choice}value_aliases = {{ inside = [\" \"] }}\n")).contains("empty alias")
+    );
+    assert!(e(&format!(
+        "{choice}value_aliases = {{ inside = [\"x\"], outside = [\"X\"] }}\n"
+    ))
+    .contains("twice"));
+    assert!(e(&format!(
+        "{head}kind = \"flag\"\nvalue_aliases = {{ on = [\"x\"] }}\n"
+    ))
+    .contains("lists no values"));
+    let ok = Schema::from_toml(&one_detail(&format!(
+        "{choice}value_aliases = {{ INSIDE = [\"recirculation\"] }}\n"
+    )))
+    .unwrap();
+    assert_eq!(
+        ok.details()[0].value_aliases,
+        [("inside".to_string(), vec!["recirculation".to_string()])]
+    );
 }
 
 fn one_detail(detail: &str) -> String {

@@ -467,3 +467,34 @@ fn a_length_of_time_is_no_setting_value() {
         "{back:?}"
     );
 }
+
+#[test]
+fn a_listed_value_said_by_another_word_for_it_is_stored_as_that_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    // "Recirculation" is the car's word for inside circulation (a value alias of the schema);
+    // before, a sentence naming no listed value stored nothing.
+    assert_eq!(
+        said(
+            &m,
+            "These tunnel fumes are awful. Put the air on recirculation."
+        ),
+        [(
+            "air_conditioner_circulation".to_string(),
+            "inside".to_string()
+        )]
+    );
+    // Turned down, the alias names no value: no circulation is stored.
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    let stored = said(
+        &m,
+        "Please don't recirculate the air, it gets stuffy in here.",
+    );
+    assert!(
+        stored
+            .iter()
+            .all(|(k, _)| k != "air_conditioner_circulation"),
+        "{stored:?}"
+    );
+}

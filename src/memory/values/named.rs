@@ -122,17 +122,25 @@ fn named_with_share<'a>(
     sentences: &[String],
 ) -> (Vec<&'a str>, f32) {
     let said = said_stems(schema, detail, sentences);
+    let d = schema.detail(detail);
     // Highest share first, then most words said: "switched it to feet and window" names
     // `feet_window` (both words), not `feet` or `window` alone.
     let mut best = (0.5f32, 0usize);
     let mut out = Vec::new();
-    for a in &schema.detail(detail).attributes {
+    for a in &d.attributes {
         let words = stems(a);
         if words.is_empty() {
             continue;
         }
-        let held = words.iter().filter(|w| said.contains(*w)).count();
-        let share = held as f32 / words.len() as f32;
+        let mut held = words.iter().filter(|w| said.contains(*w)).count();
+        let mut share = held as f32 / words.len() as f32;
+        // A value alias the schema gives, said in full and not turned down, names the value
+        // in full ("Switching to recirculate." names `inside`).
+        if let Some(n) = alias_said(d, a, &said, sentences) {
+            if share < 1.0 - 1e-6 || n > held {
+                (share, held) = (1.0, n);
+            }
+        }
         if share < best.0 - 1e-6 || (share - best.0).abs() <= 1e-6 && held < best.1 {
             continue;
         }
@@ -143,6 +151,26 @@ fn named_with_share<'a>(
         out.push(a.as_str());
     }
     (out, best.0)
+}
+
+/// The most words of an alias of `value` ([`Detail::value_aliases`]) that the sentences say in
+/// full (`said`: their stems) without turning it down ("don't recirculate" names nothing).
+fn alias_said(
+    d: &crate::schema::Detail,
+    value: &str,
+    said: &std::collections::HashSet<String>,
+    sentences: &[String],
+) -> Option<usize> {
+    let (_, aliases) = d.value_aliases.iter().find(|(v, _)| v == value)?;
+    aliases
+        .iter()
+        .filter_map(|p| {
+            let words = stems(p);
+            let whole = !words.is_empty() && words.iter().all(|w| said.contains(w));
+            let refused = sentences.iter().any(|s| super::turns_down(s, p));
+            (whole && !refused).then_some(words.len())
+        })
+        .max()
 }
 
 #[cfg(test)]
@@ -171,5 +199,32 @@ mod tests {
         assert_eq!(word_bases("red"), Vec::<String>::new());
         assert_eq!(word_bases("sing"), Vec::<String>::new());
         assert!(named_values(&vehicle, mode, &said("I needed a break.")).is_empty());
+    }
+
+    #[test]
+    fn a_value_alias_said_in_full_names_its_value() {
+        let vehicle = crate::schema::vehicle_for_tests();
+        let said = |s: &str| vec![s.to_string()];
+        let air = vehicle
+            .detail_by_key("air_conditioner_circulation")
+            .unwrap();
+        let named = |s: &str| named_values(&vehicle, air, &said(s));
+        assert_eq!(
+            named("That factory reeks. Switching to recirculate."),
+            ["inside"]
+        );
+        assert_eq!(named("Put it on recirculation, please."), ["inside"]);
+        assert_eq!(
+            wholly_named(&vehicle, air, &said("Recirc mode, please.")),
+            ["inside"]
+        );
+        // Turned down, it names nothing; the listed value's own word still names it.
+        assert!(named("Don't recirculate, it gets stuffy.").is_empty());
+        assert_eq!(named("Switch to outside air."), ["outside"]);
+        let video = vehicle.detail_by_key("video_quality").unwrap();
+        assert_eq!(
+            named_values(&vehicle, video, &said("I only watch in full HD.")),
+            ["1080p"]
+        );
     }
 }
