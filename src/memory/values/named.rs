@@ -167,8 +167,7 @@ fn alias_said(
         .filter_map(|p| {
             let words = stems(p);
             let whole = !words.is_empty() && words.iter().all(|w| said.contains(w));
-            let refused = sentences.iter().any(|s| super::turns_down(s, p));
-            (whole && !refused).then_some(words.len())
+            (whole && !sentences.iter().any(|s| super::turns_down(s, p))).then_some(words.len())
         })
         .max()
 }
