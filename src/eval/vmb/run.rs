@@ -262,15 +262,21 @@ fn answer(
         for (arg, expected, detail) in slots(schema, call) {
             // The acting person's current value of the setting, given what was said and the
             // moment (conditions): the same `recall --category` a client asks.
-            let mine = match (&acting, detail) {
+            let recalled = match (&acting, detail) {
                 (Some(u), Some(d)) => mem
                     .recall_category(u, CategoryRef::Detail(d), &spoken, &situation)?
                     .into_iter()
-                    .next()
-                    // A step the words ask for ("one level brighter") gives the value to set.
-                    .map(|r| r.now.unwrap_or(r.preference.attribute)),
+                    .next(),
                 _ => None,
             };
+            // The setting the answer was remembered as, when another one ("Set the brightness
+            // to 10." stored as the HUD's, recalled for the centre display's).
+            let from = recalled
+                .as_ref()
+                .filter(|r| Some(r.preference.detail) != detail)
+                .map(|r| schema.detail(r.preference.detail).key.clone());
+            // A step the words ask for ("one level brighter") gives the value to set.
+            let mine = recalled.map(|r| r.now.unwrap_or(r.preference.attribute));
             let anyone = detail.and_then(|d| latest(all.iter(), d));
             let v = mine;
             let b = anyone.map(|p| p.attribute.clone());
@@ -309,7 +315,7 @@ fn answer(
                 "function": call.function, "argument": arg, "expected": expected,
                 "acting": acting.as_ref().map(UserId::as_str),
                 "detail": detail.map(|d| schema.detail(d).key.clone()),
-                "got": v, "baseline": b, "stored": stored, "history": said,
+                "got": v, "from": from, "baseline": b, "stored": stored, "history": said,
             }));
         }
     }
