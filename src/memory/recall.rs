@@ -225,8 +225,9 @@ impl Memory {
                         r.now = Some(super::step::apply(v, by, d.range).to_string());
                     }
                 }
-                // One of a single-value setting's listed values said now, and not turned
-                // down ("play the video at 1080p"; not "the blue light is too harsh"): what
+                // One of a single-value setting's listed values said now, or a value alias of
+                // it, and not turned down ("play the video at 1080p"; not "the blue light is
+                // too harsh"): what
                 // the person asks for now is what is set.
                 ValueKind::Choice if d.cardinality == Cardinality::Single && !text.is_empty() => {
                     let said = super::values::named_values(
@@ -243,7 +244,11 @@ impl Memory {
                         super::values::stems(v).iter().all(|w| have.contains(w))
                     };
                     if let [v] = said.as_slice() {
-                        if whole(v) && !super::values::turns_down(text, v) && !held(v) {
+                        // Or another word the schema gives for it ("switch to recirculation").
+                        let by_alias =
+                            super::values::says_alias(&self.schema, r.preference.detail, v, text);
+                        let fresh = whole(v) && !super::values::turns_down(text, v);
+                        if (by_alias || fresh) && !held(v) {
                             r.now = Some(v.to_string());
                         }
                     }

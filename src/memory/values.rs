@@ -6,7 +6,7 @@
 mod named;
 
 use crate::schema::{DetailId, Schema};
-pub use named::{known_anywhere, named_values, wholly_named};
+pub use named::{known_anywhere, named_values, says_alias, wholly_named};
 
 /// Words and phrases (lower case, whole words) by which a user turns a preference down, switches
 /// away from it or drops it. Chosen over the dev split's maintenance questions as a whole: the

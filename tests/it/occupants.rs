@@ -237,6 +237,11 @@ fn category_recall_gives_a_listed_value_said_now() {
     assert_eq!(now("Play the video."), None);
     // Turned down, it is not what is asked for.
     assert_eq!(now("1080p is too choppy, play the video."), None);
+    // Another word the schema gives for a value ("full HD": 1080p) asks for it too.
+    assert_eq!(
+        now("Play the video in full HD tonight."),
+        Some("1080p".to_string())
+    );
 
     // A value the stored one already holds changes nothing: the usual feet-and-window setting
     // warms the feet too.

@@ -153,6 +153,16 @@ fn named_with_share<'a>(
     (out, best.0)
 }
 
+/// Whether `text` says a value alias of `value` ([`Detail::value_aliases`]) in full, not
+/// turned down ("switch to recirculation" of `inside`).
+///
+/// [`Detail::value_aliases`]: crate::schema::Detail::value_aliases
+pub fn says_alias(schema: &Schema, detail: DetailId, value: &str, text: &str) -> bool {
+    let sentences = [text.to_string()];
+    let said = said_stems(schema, detail, &sentences);
+    alias_said(schema.detail(detail), value, &said, &sentences).is_some()
+}
+
 /// The most words of an alias of `value` ([`Detail::value_aliases`]) that the sentences say in
 /// full (`said`: their stems) without turning it down ("don't recirculate" names nothing).
 fn alias_said(
@@ -220,6 +230,19 @@ mod tests {
         // Turned down, it names nothing; the listed value's own word still names it.
         assert!(named("Don't recirculate, it gets stuffy.").is_empty());
         assert_eq!(named("Switch to outside air."), ["outside"]);
+        assert!(says_alias(
+            &vehicle,
+            air,
+            "inside",
+            "Switch to recirculation now."
+        ));
+        assert!(!says_alias(&vehicle, air, "inside", "Never recirculation."));
+        assert!(!says_alias(
+            &vehicle,
+            air,
+            "outside",
+            "Switch to recirculation now."
+        ));
         let video = vehicle.detail_by_key("video_quality").unwrap();
         assert_eq!(
             named_values(&vehicle, video, &said("I only watch in full HD.")),
