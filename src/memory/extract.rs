@@ -28,8 +28,8 @@ pub use held::{held_value_first, Held};
 pub use mood::{only_now, requests, supposes};
 use names::names_another;
 pub use names::{
-    just_above, names_before_lists, names_first, names_one_device, said_of_another_thing,
-    said_value_first, says_its_device, spoken_names,
+    just_above, name_words, names_before_lists, names_first, names_one_device,
+    said_of_another_thing, said_value_first, says_its_device, spoken_names,
 };
 pub use prompt::{prompt, prompt_prefix};
 use spans::referents;

@@ -5,11 +5,12 @@ use std::collections::HashSet;
 
 use super::condition::{self, Situation, Verdict};
 use super::{lock, relevance, Memory, MemoryError};
-use super::{typed, unnamed};
 use crate::embed::cosine;
 use crate::pref::{Millis, Preference, Status, UserId};
 use crate::schema::{Cardinality, CategoryRef, ValueKind};
 use crate::store::Change;
+
+mod borrowed;
 /// One recalled preference.
 #[derive(Debug, Clone)]
 pub struct Recalled {
@@ -272,87 +273,6 @@ impl Memory {
         }
         self.touch(&out);
         Ok(out)
-    }
-
-    /// A setting with nothing of its own remembered takes the newest value of its quantity
-    /// ([`unnamed::quantity`]: the centre display's brightness, the HUD's) that was said
-    /// without naming a device ("Set the brightness to 10.": [`unnamed::said_without_device`])
-    /// and that it can hold ([`unnamed::fits`]), unless that value's condition is not met:
-    /// extraction stored it under the closest setting of the quantity, which need not be the
-    /// device the person was adjusting. It is returned as the evidence, with `now` = the value.
-    /// A value said of a named device never carries over to another.
-    fn by_quantity(
-        &self,
-        user: &UserId,
-        detail: crate::schema::DetailId,
-        text: &str,
-        situation: &Situation,
-    ) -> Result<Option<Recalled>, MemoryError> {
-        let to = self.schema.detail(detail);
-        let mut best: Option<Recalled> = None;
-        for other in unnamed::same_quantity(&self.schema, detail) {
-            for r in
-                self.category_values(user, CategoryRef::Detail(other), text, situation, false)?
-            {
-                let said = r.preference.sentences.last().map_or("", String::as_str);
-                if r.condition_met == Some(false)
-                    || !unnamed::said_without_device(&self.schema, said)
-                {
-                    continue;
-                }
-                let value = r.now.as_deref().unwrap_or(&r.preference.attribute);
-                let Some(v) = unnamed::fits(to, value) else {
-                    continue;
-                };
-                if best
-                    .as_ref()
-                    .is_none_or(|b| r.preference.updated > b.preference.updated)
-                {
-                    best = Some(Recalled { now: Some(v), ..r });
-                }
-            }
-        }
-        Ok(best)
-    }
-
-    /// A switch with no value of its own remembered is on when a value of its device's
-    /// settings is ([`typed::device_settings`]; "I usually keep the steering wheel heat at 9"
-    /// says the wheel heating is on): the newest such value, unless its condition is not met,
-    /// is returned as the evidence, with `now` = on, or the switch said now ("turn the wheel
-    /// heat off"). Nothing is stored for the switch.
-    fn switch_by_device(
-        &self,
-        user: &UserId,
-        switch: crate::schema::DetailId,
-        text: &str,
-        situation: &Situation,
-    ) -> Result<Option<Recalled>, MemoryError> {
-        let mut best: Option<Recalled> = None;
-        for d in typed::device_settings(&self.schema, switch) {
-            for r in self.category_values(user, CategoryRef::Detail(d), text, situation, false)? {
-                let value = r.now.as_deref().unwrap_or(&r.preference.attribute);
-                if r.condition_met == Some(false)
-                    || !typed::implies_on(self.schema.detail(d), value)
-                {
-                    continue;
-                }
-                if best
-                    .as_ref()
-                    .is_none_or(|b| r.preference.updated > b.preference.updated)
-                {
-                    best = Some(r);
-                }
-            }
-        }
-        let said = typed::named(self.schema.detail(switch), text);
-        let now = said
-            .first()
-            .cloned()
-            .unwrap_or_else(|| crate::schema::FLAG_ON.to_string());
-        Ok(best.map(|r| Recalled {
-            now: Some(now),
-            ..r
-        }))
     }
 
     /// The embeddings a condition is compared with: the utterance (`query`, when already

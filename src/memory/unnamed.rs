@@ -8,7 +8,6 @@
 //! [`Memory::recall_category`]: crate::memory::Memory::recall_category
 
 use crate::memory::extract;
-use crate::memory::values::singular;
 use crate::schema::{Detail, DetailId, Schema, ValueKind};
 
 /// Name words that say how a quantity is set, not which one ("HUD Brightness *Level*",
@@ -28,11 +27,8 @@ pub fn quantity(detail: &Detail) -> Option<String> {
     if detail.call.is_none() || !settable {
         return None;
     }
-    detail
-        .name
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(|w| singular(&w.to_lowercase()))
+    extract::name_words(&detail.name)
+        .into_iter()
         .rev()
         .find(|w| !HOW.contains(&w.as_str()))
 }

@@ -8,7 +8,7 @@ use crate::schema::{Detail, DetailId, Schema, ValueKind};
 
 /// The words of a category or sentence for [`spoken_names`]: lower case, letters and digits,
 /// a plural `s` dropped.
-fn name_words(text: &str) -> Vec<String> {
+pub fn name_words(text: &str) -> Vec<String> {
     text.to_lowercase()
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
