@@ -330,10 +330,13 @@ impl Models {
         }
         match detail.kind {
             ValueKind::Integer | ValueKind::Flag => !typed::named(detail, sentence).is_empty(),
-            // A colour corrects only where the setting is said with it ("Change ambient light
-            // to cyan"): a colour word alone names no light ("well, there's always neon
-            // orange").
-            ValueKind::Text if spoken.is_empty() => false,
+            // A colour corrects only where the setting or its device is said with it ("Change
+            // ambient light to cyan", "just keep the blue light"), as it names one
+            // ([`Models::names`]): a colour word alone names no light ("well, there's always
+            // neon orange").
+            ValueKind::Text if spoken.is_empty() => {
+                detail.has_example_values() && self.names(d, sentence)
+            }
             _ => !values::named_values(&self.schema, d, &[sentence.to_string()]).is_empty(),
         }
     }

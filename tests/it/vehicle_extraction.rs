@@ -498,3 +498,21 @@ fn a_listed_value_said_by_another_word_for_it_is_stored_as_that_value() {
         "{stored:?}"
     );
 }
+
+#[test]
+fn a_colour_kept_later_with_its_light_is_the_value_of_the_light_complained_of() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    // The complaint is nearer the ambient colour and names none; the later sentence says the
+    // colour with its light ("the green light") but no setting by its whole name. It used to
+    // take no correction, and nothing was stored.
+    let c = Conversation::from_json(
+        r#"[{"role":"user","text":"This warm light is making me drowsy."},
+            {"role":"user","text":"Nice, keep the green light, I can think again."}]"#,
+    )
+    .unwrap();
+    assert_eq!(
+        key_values(&m, &m.remember(&user("gary"), &c).unwrap()),
+        [("light_ambient_color".to_string(), "green".to_string())]
+    );
+}
