@@ -415,6 +415,12 @@ fn a_liking_that_names_a_switch_stores_it_on() {
         "Whenever I lock the car, I want the mirrors to fold in automatically.",
     );
     assert!(fold.contains(&on("mirror_auto_fold_on_lock")), "{fold:?}");
+    // Said by another name the schema gives the switch ("warm steering wheel").
+    let warm = said(&m, "On frosty mornings I love a warm steering wheel.");
+    assert!(
+        warm.contains(&on("steering_wheel_heating_enabled")),
+        "{warm:?}"
+    );
     // A level said is the level (which implies the switch), not the switch alone.
     let level = said(&m, "I like my steering wheel heated at level 4.");
     assert!(
