@@ -205,12 +205,18 @@ impl Memory {
                 })
                 .and_then(|h| {
                     // A month named ("from March") asks for the value said then; else the
-                    // habit, when asked for the usual.
+                    // habit, when asked for the usual, or a value short of the setting's ends
+                    // where the newest is at one.
+                    let id = r.preference.detail;
                     month
-                        .and_then(|m| super::usual::said_in(h, r.preference.detail, m))
+                        .and_then(|m| super::usual::said_in(h, id, m))
                         .or_else(|| {
                             asks_usual
-                                .then(|| super::usual::habitual(h, r.preference.detail))
+                                .then(|| {
+                                    super::usual::habitual(h, id).or_else(|| {
+                                        d.range.and_then(|r| super::usual::short_of_ends(h, id, r))
+                                    })
+                                })
                                 .flatten()
                         })
                 })

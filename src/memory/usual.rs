@@ -59,6 +59,32 @@ pub fn habitual(history: &[HistoryEntry], detail: DetailId) -> Option<&str> {
         .next_back()
 }
 
+/// When a person asks for their usual value of a number setting and said no habit, the
+/// newest unconditional value short of the setting's ends, where the newest value is at one
+/// of them: a maximum or a minimum is what a moment asks for ("It was a heatwave, so set seat
+/// ventilation to max"), and "back to my normal ventilation" asks for what was set before it
+/// (speed 2). `None` where the newest value is not at an end, or no earlier one is short of
+/// both.
+pub fn short_of_ends(
+    history: &[HistoryEntry],
+    detail: DetailId,
+    (min, max): (i64, i64),
+) -> Option<&str> {
+    let values: Vec<&str> = history
+        .iter()
+        .filter_map(|e| {
+            let after = e.after.as_ref()?;
+            (after.detail == detail && after.condition.is_none())
+                .then_some(after.attribute.as_str())
+        })
+        .collect();
+    let at_end = |v: &str| v.trim().parse::<i64>().is_ok_and(|n| n <= min || n >= max);
+    if !values.last().is_some_and(|v| at_end(v)) {
+        return None;
+    }
+    values.into_iter().rev().find(|v| !at_end(v))
+}
+
 /// Months by name, as a request refers to a time ("my jamming volume from March").
 const MONTHS: &[&str] = &[
     "january",

@@ -391,6 +391,47 @@ fn a_habit_outlasts_the_moment_that_corrects_it() {
 }
 
 #[test]
+fn the_usual_value_is_not_the_extreme_a_moment_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    let kim = user("kim");
+    for (time, text) in [
+        (
+            "2025-06-02T08:00:00Z",
+            "Set the seat ventilation to speed 3.",
+        ),
+        (
+            "2025-07-20T14:00:00Z",
+            "We are melting today, put the seat ventilation speed on 5.",
+        ),
+    ] {
+        let said = conv(&format!(
+            r#"{{"time":"{time}","turns":[{{"role":"user","text":"{text}"}}]}}"#
+        ));
+        m.remember(&kim, &said).unwrap();
+    }
+    let d = m.schema().detail_by_key("seat_ventilation_speed").unwrap();
+    let ask = |text: &str| {
+        m.recall_category(
+            &kim,
+            glovebox::schema::CategoryRef::Detail(d),
+            text,
+            &Default::default(),
+        )
+        .unwrap()
+        .remove(0)
+    };
+    // The newest value is the current one; it is the end of the setting's range (1-5), so
+    // the usual is the one before it.
+    let r = ask("Cool my seat.");
+    assert_eq!((r.preference.attribute.as_str(), r.now), ("5", None));
+    assert_eq!(
+        ask("Back to my normal seat ventilation.").now.as_deref(),
+        Some("3")
+    );
+}
+
+#[test]
 fn a_month_named_asks_for_the_value_said_then() {
     let dir = tempfile::tempdir().unwrap();
     let m = vehicle_memory(dir.path());
