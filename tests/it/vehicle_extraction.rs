@@ -490,6 +490,14 @@ fn a_listed_value_said_by_another_word_for_it_is_stored_as_that_value() {
             "inside".to_string()
         )]
     );
+    // A clock's format by its usual name ("24-hour" for 24h), on whichever display's clock.
+    let clock = said(&m, "I want the dashboard clock in 24-hour time.");
+    assert!(
+        clock
+            .iter()
+            .any(|(k, v)| k.ends_with("_time_format") && v == "24h"),
+        "{clock:?}"
+    );
     // Turned down, the alias names no value: no circulation is stored.
     let dir = tempfile::tempdir().unwrap();
     let m = vehicle_memory(dir.path());
