@@ -41,14 +41,17 @@ pub fn refers_back(sentence: &str) -> bool {
 }
 
 /// Moves each typed offer to the last later sentence that corrects it; an offer whose own
-/// sentence states a habit and names a value stays too, before the correction. `typed(d)`
-/// says whether the detail is typed (its values can be read without the LLM); `names(d, i)`
-/// whether sentence `i` names a value of detail `d`'s type and names no other setting.
+/// sentence states a habit and names a value stays too, before the correction, and so does a
+/// switch whose correction gives a setting of its device ("open the window a bit" ... "I
+/// meant just a crack, like 10 percent": the window is open, at 10). `typed(d)` says whether
+/// the detail is typed (its values can be read without the LLM); `sets(d, i)` which detail
+/// sentence `i` gives a value of as a correction of `d` (`d` itself, or for a switch a setting
+/// of its device), naming no other setting.
 pub fn follow(
     offered: Vec<Candidate>,
     sentences: &[Sentence],
     typed: impl Fn(DetailId) -> bool,
-    names: impl Fn(DetailId, usize) -> bool,
+    sets: impl Fn(DetailId, usize) -> Option<DetailId>,
 ) -> Vec<Candidate> {
     let taken: Vec<usize> = offered.iter().map(|c| c.sentence).collect();
     let offered_details: Vec<DetailId> = offered.iter().map(|c| c.detail).collect();
@@ -70,18 +73,24 @@ pub fn follow(
                     && own_or_free
                     && !taken.contains(&i)
                     && !claimed.contains(&i)
-                    && names(c.detail, i)
+                    && sets(c.detail, i).is_some()
             });
-            let Some(i) = later else {
+            let Some((i, detail)) = later.and_then(|i| Some((i, sets(c.detail, i)?))) else {
                 return vec![c];
             };
             claimed.push(i);
             c.sentence = i;
+            c.detail = detail;
+            if detail != first.detail {
+                return vec![first, c];
+            }
             // A value said as a habit stays beside the moment's correction ("The mirror is
             // usually at 69, but I hurt my back. Let me just nudge it to 75."): both are
             // stored in order, the habit first, so the newest is the moment's and a request
             // for the usual setting finds the habit (`memory::usual`).
-            if sentences[first.sentence].habit && names(first.detail, first.sentence) {
+            if sentences[first.sentence].habit
+                && sets(first.detail, first.sentence) == Some(first.detail)
+            {
                 vec![first, c]
             } else {
                 vec![c]
@@ -137,7 +146,7 @@ mod tests {
             s(true, Some(volume)),
             s(true, None),
         ];
-        let names = |_, i| i != 1;
+        let names = |d, i| (i != 1).then_some(d);
         let out = follow(vec![cand(vent, 0)], &sentences, |_| true, names);
         assert_eq!(out[0].sentence, 3);
     }
@@ -148,11 +157,16 @@ mod tests {
         let sentences = [s(true, Some(vent)), s(true, Some(volume)), s(true, None)];
         let offered = vec![cand(vent, 0), cand(volume, 1)];
         // Sentence 2 names no value: nothing moves; sentence 1 is volume's own.
-        let out = follow(offered.clone(), &sentences, |_| true, |_, i| i == 1);
+        let out = follow(
+            offered.clone(),
+            &sentences,
+            |_| true,
+            |d, i| (i == 1).then_some(d),
+        );
         assert_eq!(out, offered);
         // A sentence that fails the gate and refers to nothing said is no correction...
         let sentences = [s(true, Some(vent)), s(false, None)];
-        let out = follow(vec![cand(vent, 0)], &sentences, |_| true, |_, _| true);
+        let out = follow(vec![cand(vent, 0)], &sentences, |_| true, |d, _| Some(d));
         assert_eq!(out[0].sentence, 0);
         // ...one that refers back is.
         let mut back = s(false, None);
@@ -161,7 +175,7 @@ mod tests {
             vec![cand(vent, 0)],
             &[s(true, Some(vent)), back],
             |_| true,
-            |_, _| true,
+            |d, _| Some(d),
         );
         assert_eq!(out[0].sentence, 1);
     }
@@ -172,18 +186,36 @@ mod tests {
         let mut habit = s(true, Some(vent));
         habit.habit = true;
         let sentences = [habit, s(true, None)];
-        let out = follow(vec![cand(vent, 0)], &sentences, |_| true, |_, _| true);
+        let out = follow(vec![cand(vent, 0)], &sentences, |_| true, |d, _| Some(d));
         assert_eq!(out, [cand(vent, 0), cand(vent, 1)]);
         // A habit that names no value of its own gives way as before.
-        let out = follow(vec![cand(vent, 0)], &sentences, |_| true, |_, i| i == 1);
+        let out = follow(
+            vec![cand(vent, 0)],
+            &sentences,
+            |_| true,
+            |d, i| (i == 1).then_some(d),
+        );
         assert_eq!(out, [cand(vent, 1)]);
+    }
+
+    #[test]
+    fn a_switch_corrected_by_a_setting_of_its_device_stays_beside_it() {
+        let (switch, degree) = ids();
+        // 0: "open the window a bit", 1: "I meant just a crack, like 10 percent".
+        let sentences = [s(true, Some(switch)), s(true, None)];
+        let sets = |d, i| match i {
+            1 => Some(degree),
+            _ => Some(d),
+        };
+        let out = follow(vec![cand(switch, 0)], &sentences, |_| true, sets);
+        assert_eq!(out, [cand(switch, 0), cand(degree, 1)]);
     }
 
     #[test]
     fn untyped_offers_stay() {
         let (vent, _) = ids();
         let sentences = [s(true, Some(vent)), s(true, None)];
-        let out = follow(vec![cand(vent, 0)], &sentences, |_| false, |_, _| true);
+        let out = follow(vec![cand(vent, 0)], &sentences, |_| false, |d, _| Some(d));
         assert_eq!(out[0].sentence, 0);
     }
 }

@@ -314,8 +314,18 @@ impl Models {
                 ValueKind::Text => d.has_example_values(),
             }
         };
-        let names = |d: DetailId, i: usize| self.corrects(d, &sentences[i]);
-        correction::follow(offered, &info, typed, names)
+        // A switch is corrected by its own state, or by a number of a setting of its device
+        // ("open the window a bit" ... "I meant just a crack, like 10 percent").
+        let sets = |d: DetailId, i: usize| {
+            let s = &sentences[i];
+            if self.corrects(d, s) {
+                return Some(d);
+            }
+            typed::device_settings(schema, d)
+                .into_iter()
+                .find(|&x| schema.detail(x).kind == ValueKind::Integer && self.corrects(x, s))
+        };
+        correction::follow(offered, &info, typed, sets)
     }
 
     /// Whether a later sentence names a value of `d` that corrects the setting

@@ -530,3 +530,23 @@ fn a_colour_kept_later_with_its_light_is_the_value_of_the_light_complained_of() 
         [("light_ambient_color".to_string(), "green".to_string())]
     );
 }
+
+#[test]
+fn a_switch_corrected_by_a_number_of_its_device_keeps_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    // The correction gives no state of the switch but a value of the window's opening: the
+    // window is open, at 20 (before, only "open" was stored and the 20 was lost).
+    let c = Conversation::from_json(
+        r#"[{"role":"user","text":"Open the window, I need some air."},
+            {"role":"user","text":"Whoa, that's way too far, make it 20 percent."}]"#,
+    )
+    .unwrap();
+    assert_eq!(
+        key_values(&m, &m.remember(&user("gary"), &c).unwrap()),
+        [
+            ("window_open".to_string(), "on".to_string()),
+            ("window_open_degree".to_string(), "20".to_string())
+        ]
+    );
+}
