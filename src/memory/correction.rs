@@ -63,19 +63,19 @@ pub fn follow(
                 return vec![c];
             }
             let first = c;
-            let later = (c.sentence + 1..sentences.len()).rev().find(|&i| {
+            let later = (c.sentence + 1..sentences.len()).rev().find_map(|i| {
                 let s = sentences[i];
                 let own_or_free = match s.top {
                     Some(d) => d == c.detail || !offered_details.contains(&d),
                     None => true,
                 };
-                (s.passes || s.refers_back)
+                let may = (s.passes || s.refers_back)
                     && own_or_free
                     && !taken.contains(&i)
-                    && !claimed.contains(&i)
-                    && sets(c.detail, i).is_some()
+                    && !claimed.contains(&i);
+                may.then(|| sets(c.detail, i)).flatten().map(|d| (i, d))
             });
-            let Some((i, detail)) = later.and_then(|i| Some((i, sets(c.detail, i)?))) else {
+            let Some((i, detail)) = later else {
                 return vec![c];
             };
             claimed.push(i);
