@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use std::fmt;
 use std::path::Path;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 mod raw;
 mod set;
@@ -141,7 +141,7 @@ pub const FLAG_ON: &str = "on";
 pub const FLAG_OFF: &str = "off";
 
 /// What a detail's value is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum ValueKind {
     /// The user's own words (a brand, a station, a song, a number): the known attributes are

@@ -2,6 +2,7 @@
 
 use crate::ops::wire::{WireHistory, WirePreference};
 use crate::ops::Reply;
+use crate::schema::ValueKind;
 
 /// The reply as text (without a trailing newline).
 pub fn text(reply: &Reply) -> String {
@@ -62,7 +63,23 @@ pub fn text(reply: &Reply) -> String {
                 } else {
                     "several values"
                 };
-                s.push_str(&format!("    {}  [{}] ({n})\n", d.name, d.key));
+                let kind = match (d.min, d.max) {
+                    (Some(lo), Some(hi)) => format!("integer {lo}-{hi}"),
+                    _ if d.kind == ValueKind::Choice => {
+                        format!("one of: {}", d.attributes.join(", "))
+                    }
+                    _ => serde_json::to_value(d.kind)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default(),
+                };
+                s.push_str(&format!("    {}  [{}] ({n}, {kind})\n", d.name, d.key));
+                if !d.aliases.is_empty() {
+                    s.push_str(&format!("      also called: {}\n", d.aliases.join(", ")));
+                }
+                for (value, words) in &d.value_aliases {
+                    s.push_str(&format!("      {value} also said as: {}\n", words.join(", ")));
+                }
             }
             s
         }
@@ -137,4 +154,41 @@ fn history_line(e: &WireHistory) -> String {
         what(&e.before),
         what(&e.after)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::wire::WireDetail;
+
+    #[test]
+    fn categories_show_each_settings_kind_range_and_other_words() {
+        let schema = crate::schema::vehicle_for_tests();
+        let categories: Vec<WireDetail> = schema
+            .details()
+            .iter()
+            .map(|d| WireDetail::new(&schema, d))
+            .collect();
+        let speed = categories
+            .iter()
+            .find(|d| d.key == "seat_ventilation_speed")
+            .unwrap();
+        let json = serde_json::to_value(speed).unwrap();
+        assert_eq!(
+            (
+                json["kind"].as_str(),
+                json["min"].as_i64(),
+                json["max"].as_i64()
+            ),
+            (Some("integer"), Some(1), Some(5))
+        );
+        let text = text(&Reply::Categories { categories });
+        assert!(
+            text.contains("[seat_ventilation_speed] (one value, integer 1-5)"),
+            "{text}"
+        );
+        assert!(text.contains("[instrument_panel_time_format] (one value, one of: 12h, 24h)"));
+        assert!(text.contains("24h also said as: 24-hour, twenty-four-hour, military time"));
+        assert!(text.contains("also called: heated steering wheel, steering wheel heater"));
+    }
 }

@@ -2,13 +2,15 @@
 //! export document's JSON form. Internal types are converted here, in one place, and nowhere
 //! else become `Serialize`.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::memory::export::{Export, Import, ImportError, EXPORT_FORMAT, EXPORT_VERSION};
 use crate::memory::{NewPreference, Outcome, Recalled};
 use crate::pref::{HistoryEntry, Maintenance, Millis, Preference, Status};
-use crate::schema::{CategoryRef, Detail, Schema};
+use crate::schema::{CategoryRef, Detail, Schema, ValueKind};
 
 /// A stored preference as clients see it.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -175,6 +177,19 @@ pub struct WireDetail {
     pub values: String,
     pub description: String,
     pub attributes: Vec<String>,
+    /// `text`, `choice`, `integer` or `flag`.
+    pub kind: ValueKind,
+    /// An integer's range.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max: Option<i64>,
+    /// Other names people use for the setting.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<String>,
+    /// Other words for listed values, by value.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub value_aliases: BTreeMap<String, Vec<String>>,
 }
 
 impl WireDetail {
@@ -188,6 +203,11 @@ impl WireDetail {
             values: d.cardinality.to_string(),
             description: d.description.clone(),
             attributes: d.attributes.clone(),
+            kind: d.kind,
+            min: d.range.map(|r| r.0),
+            max: d.range.map(|r| r.1),
+            aliases: d.aliases.clone(),
+            value_aliases: d.value_aliases.iter().cloned().collect(),
         }
     }
 }
