@@ -33,7 +33,7 @@ pub use names::{
 };
 pub use prompt::{prompt, prompt_prefix};
 use spans::referents;
-pub use spans::{proper_names, said_names, spans};
+pub use spans::{proper_names, said_as_place, said_names, spans};
 pub use statements::statements;
 pub use subject::about_someone_else;
 
@@ -464,33 +464,9 @@ fn value_alternatives(schema: &Schema, offered: &Candidate, sentences: &[String]
         return vec![gbnf_literal("none")];
     }
     let sentence = sentences.get(offered.sentence).map_or("", String::as_str);
-    let mut words = spans(sentence);
-    let mut names = proper_names(sentence);
-    for earlier in referents(sentences, offered.sentence) {
-        for w in spans(earlier) {
-            if !words.contains(&w) {
-                words.push(w);
-            }
-        }
-        names.extend(proper_names(earlier));
-    }
-    // Drivers name real things by their names ("Fleetwood Mac", "Bayern 3"): when the words
-    // hold a name, the value is one of the names, not "station" or "I've listened to it".
-    if !names.is_empty() {
-        words.retain(|w| names.contains(w));
-    } else if detail.takes_a_name() {
-        // A vehicle setting whose value is a name (a destination, a station) and no name
-        // said: a thing the user refers to ("the airport", "a jazz station"), else nothing
-        // ("I've switched to cycling" names no destination).
-        let mut things = spans::things(sentence);
-        for earlier in referents(sentences, offered.sentence) {
-            things.extend(spans::things(earlier));
-        }
-        words.retain(|w| things.contains(w));
-        if words.is_empty() {
-            return vec![gbnf_literal("none")];
-        }
-    }
+    let Some(words) = spans::value_words(detail, sentences, offered.sentence) else {
+        return vec![gbnf_literal("none")];
+    };
     if words.is_empty() {
         return vec!["free".into()];
     }

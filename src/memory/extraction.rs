@@ -254,7 +254,10 @@ impl Models {
             let d = schema.detail(c.detail);
             let a_name = d.takes_a_name();
             let whole = |i: usize| match a_name {
-                true => !extract::proper_names(&sentences[i]).is_empty(),
+                // A place's name only where it is said as where one goes.
+                true => extract::proper_names(&sentences[i])
+                    .iter()
+                    .any(|n| !d.place || extract::said_as_place(&sentences[i], n)),
                 false => {
                     !values::wholly_named(schema, c.detail, std::slice::from_ref(&sentences[i]))
                         .is_empty()

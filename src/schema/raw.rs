@@ -55,6 +55,9 @@ pub(super) struct RawDetail {
     /// Other words for listed values ("recirculation" for `inside`), by value.
     #[serde(default)]
     pub(super) value_aliases: BTreeMap<String, Vec<String>>,
+    /// Whether the value is a place the person goes to (a destination).
+    #[serde(default)]
+    pub(super) place: bool,
 }
 
 /// A detail's accepted range and its attributes.
@@ -141,4 +144,17 @@ pub(super) fn value_aliases(
         ));
     }
     Ok(out)
+}
+
+/// Whether a detail's value is a place ([`RawDetail::place`]), checked: only a vehicle
+/// setting whose value is a name of the user's (free text with a call, no listed values).
+pub(super) fn place(rd: &RawDetail) -> Result<bool, SchemaError> {
+    let names = rd.kind == ValueKind::Text && rd.attributes.is_empty() && rd.function.is_some();
+    match rd.place && !names {
+        true => Err(SchemaError::Invalid(format!(
+            "detail {:?} has place = true but its value is no name (text with a function, no attributes)",
+            rd.name
+        ))),
+        false => Ok(rd.place),
+    }
 }

@@ -122,6 +122,8 @@ fn typed_details_are_checked() {
         "{head}kind = \"flag\"\nvalue_aliases = {{ on = [\"x\"] }}\n"
     ))
     .contains("lists no values"));
+    // Only a setting whose value is a name of the user's is a place.
+    assert!(e(&format!("{choice}place = true\n")).contains("place = true"));
     let ok = Schema::from_toml(&one_detail(&format!(
         "{choice}value_aliases = {{ INSIDE = [\"recirculation\"] }}\n"
     )))

@@ -550,3 +550,18 @@ fn a_switch_corrected_by_a_number_of_its_device_keeps_both() {
         ]
     );
 }
+
+#[test]
+fn a_destination_is_a_place_said_as_where_one_goes() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    // A place named as something to phone is no destination (before, it was stored as one).
+    assert!(said(&m, "I'll phone Riverside Clinic once we're parked.").is_empty());
+    assert_eq!(
+        said(&m, "Take me to Riverside Clinic, please."),
+        [(
+            "navigation_destination".to_string(),
+            "Riverside Clinic".to_string()
+        )]
+    );
+}

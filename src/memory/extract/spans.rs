@@ -1,6 +1,8 @@
 //! The user's own words as values: the runs of a sentence a free-text value can be copied
 //! from, the names among them, and the earlier sentences a sentence that points back refers to.
 
+use crate::schema::Detail;
+
 /// Words that neither start nor end a value: a value is a name, a number or a thing
 /// ("Lidl", "BBC Radio 2", "22 degrees"), not "at Lidl" or "Lidl and".
 pub(super) const FUNCTION_WORDS: &[&str] = &[
@@ -121,6 +123,82 @@ pub fn things(sentence: &str) -> Vec<String> {
             .all(|w| w.starts_with(|c: char| c.is_ascii_digit()))
     })
     .collect()
+}
+
+/// The user's own words a free-text value may be: the [`spans`] of the evidence sentence
+/// (`sentences[at]`) and of the earlier sentences it refers back to ([`referents`]). Drivers
+/// name real things by their names ("Fleetwood Mac", "Bayern 3"): when the words hold a
+/// name, the value is one of the names, not "station" or "I've listened to it". A vehicle
+/// setting whose value is a name (a destination, a station) and no name said takes a thing
+/// the user refers to ("the airport", "a jazz station"), else nothing: `None` ("I've switched
+/// to cycling" names no destination). A place takes only a name or thing said as where one
+/// goes ([`said_as_place`]).
+pub(super) fn value_words(detail: &Detail, sentences: &[String], at: usize) -> Option<Vec<String>> {
+    let sentence = sentences.get(at).map_or("", String::as_str);
+    let earlier = referents(sentences, at);
+    let mut words = spans(sentence);
+    let mut names = proper_names(sentence);
+    for e in &earlier {
+        for w in spans(e) {
+            if !words.contains(&w) {
+                words.push(w);
+            }
+        }
+        names.extend(proper_names(e));
+    }
+    if detail.place {
+        let said = |w: &String| {
+            std::iter::once(sentence)
+                .chain(earlier.iter().copied())
+                .any(|s| said_as_place(s, w))
+        };
+        words.retain(said);
+        names.retain(said);
+    }
+    if !names.is_empty() {
+        words.retain(|w| names.contains(w));
+    } else if detail.takes_a_name() {
+        let mut things = things(sentence);
+        for e in &earlier {
+            things.extend(self::things(e));
+        }
+        words.retain(|w| things.contains(w));
+        if words.is_empty() {
+            return None;
+        }
+    }
+    Some(words)
+}
+
+/// Whether `sentence` says `span` (a name or a thing) as a place one goes to or is at: right
+/// after a word of going or being somewhere, determiners skipped ("drive *to* the airport",
+/// "a meeting *at* the Main Campus Library", "I need to *visit* the Warehouse on 5th
+/// Street"; not "I'll call City Hospital", "a meeting with the Dean", "the idea is similar").
+pub fn said_as_place(sentence: &str, span: &str) -> bool {
+    const TOWARDS: &[&str] = &[
+        "to", "at", "toward", "towards", "into", "visit", "visiting", "reach", "reaching",
+    ];
+    let fold = |t: &str| -> Vec<String> {
+        t.split_whitespace()
+            .map(|w| {
+                w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '&' || c == '+'))
+                    .to_lowercase()
+            })
+            .collect()
+    };
+    let (words, span) = (fold(sentence), fold(span));
+    if span.is_empty() || span.len() > words.len() {
+        return false;
+    }
+    (0..=words.len() - span.len())
+        .filter(|&i| words[i..i + span.len()] == span[..])
+        .any(|i| {
+            let before = words[..i]
+                .iter()
+                .rev()
+                .find(|w| !DETERMINERS.contains(&w.as_str()));
+            before.is_some_and(|w| TOWARDS.contains(&w.as_str()))
+        })
 }
 
 /// The [`spans`] whose word before (none at the sentence's start) `starts` accepts.
@@ -248,6 +326,25 @@ pub fn said_names(sentences: &[String], at: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_place_is_said_as_where_one_goes() {
+        assert!(said_as_place("Take me to the airport, please.", "airport"));
+        assert!(said_as_place(
+            "I have a meeting at the Main Campus Library.",
+            "Main Campus Library"
+        ));
+        assert!(said_as_place(
+            "We need to visit Grandma's Diner.",
+            "Grandma's Diner"
+        ));
+        assert!(!said_as_place(
+            "I'll phone Riverside Clinic later.",
+            "Riverside Clinic"
+        ));
+        assert!(!said_as_place("A meeting with the Dean.", "Dean"));
+        assert!(!said_as_place("The idea is similar.", "idea"));
+    }
 
     #[test]
     fn names_are_whole_capitalised_runs() {

@@ -85,9 +85,17 @@ impl Models {
         {
             // Not a known value of another category ("make sure it's an AC charging
             // station" offered to the charging network: AC is a type of charging).
+            // A place's name only where it is said as where one goes ("to the airport"; not
+            // "I'll call City Hospital": `extract::said_as_place`).
+            let as_place = |n: &String| {
+                sentences[..=only.sentence]
+                    .iter()
+                    .any(|s| extract::said_as_place(s, n))
+            };
             let names: Vec<String> = extract::said_names(sentences, only.sentence)
                 .into_iter()
                 .filter(|n| !values::known_anywhere(&self.schema, n))
+                .filter(|n| !d.place || as_place(n))
                 .collect();
             // A name turned down is no value of the user's ("the High Court instead of the
             // District Court"); with nothing else named, the model is asked (it may answer
