@@ -40,6 +40,27 @@ pub fn refers_back(sentence: &str) -> bool {
         })
 }
 
+/// Whether a sentence says that it corrects what was just set: "no", "not", "too", "meant",
+/// "actually", "instead", "rather", "more", "less", "lower", "higher" ("No, that's too much
+/// wind! I meant just a crack"; not "That song was number 3 in the charts").
+pub fn says_correction(sentence: &str) -> bool {
+    sentence.split(|c: char| !c.is_alphanumeric()).any(|w| {
+        matches!(
+            w.to_lowercase().as_str(),
+            "no" | "not"
+                | "too"
+                | "meant"
+                | "actually"
+                | "instead"
+                | "rather"
+                | "more"
+                | "less"
+                | "lower"
+                | "higher"
+        )
+    })
+}
+
 /// Moves each typed offer to the last later sentence that corrects it; an offer whose own
 /// sentence states a habit and names a value stays too, before the correction, and so does a
 /// switch whose correction gives a setting of its device ("open the window a bit" ... "I
@@ -126,6 +147,13 @@ mod tests {
             top,
             habit: false,
         }
+    }
+
+    #[test]
+    fn a_correction_says_so() {
+        assert!(says_correction("No, that's too much wind!"));
+        assert!(says_correction("I meant just a crack, like 10 percent."));
+        assert!(!says_correction("That song was number 3 in the charts."));
     }
 
     #[test]

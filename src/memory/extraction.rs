@@ -318,11 +318,16 @@ impl Models {
             }
         };
         // A switch is corrected by its own state, or by a number of a setting of its device
-        // ("open the window a bit" ... "I meant just a crack, like 10 percent").
+        // in a sentence that says it corrects ("open the window a bit" ... "I meant just a
+        // crack, like 10 percent"; not "That song was number 3 in the charts", which the gate
+        // passes).
         let sets = |d: DetailId, i: usize| {
             let s = &sentences[i];
             if self.corrects(d, s) {
                 return Some(d);
+            }
+            if !correction::says_correction(s) {
+                return None;
             }
             typed::device_settings(schema, d)
                 .into_iter()

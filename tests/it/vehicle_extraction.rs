@@ -549,6 +549,19 @@ fn a_switch_corrected_by_a_number_of_its_device_keeps_both() {
             ("window_open_degree".to_string(), "20".to_string())
         ]
     );
+    // A number said after the switch but not as a correction is no value of its device.
+    let dir = tempfile::tempdir().unwrap();
+    let m = vehicle_memory(dir.path());
+    let c = Conversation::from_json(
+        r#"[{"role":"user","text":"Turn on the radio."},
+            {"role":"user","text":"That song was number 3 in the charts."}]"#,
+    )
+    .unwrap();
+    let stored = key_values(&m, &m.remember(&user("gary"), &c).unwrap());
+    assert!(
+        stored.iter().all(|(k, _)| k != "radio_volume"),
+        "{stored:?}"
+    );
 }
 
 #[test]
