@@ -45,17 +45,25 @@ pub fn states_habit(sentence: &str) -> bool {
     says(sentence, HABIT)
 }
 
+/// The unconditional values of `detail` in a person's history (oldest first), each with the
+/// sentence that said it, if kept.
+fn unconditional(
+    history: &[HistoryEntry],
+    detail: DetailId,
+) -> impl DoubleEndedIterator<Item = (&str, Option<&str>)> {
+    history.iter().filter_map(move |e| {
+        let after = e.after.as_ref()?;
+        (after.detail == detail && after.condition.is_none())
+            .then_some((after.attribute.as_str(), e.sentence.as_deref()))
+    })
+}
+
 /// The newest unconditional value of `detail` in a person's history (oldest first) whose
 /// sentence states a habit ([`HABIT`]), if any.
 pub fn habitual(history: &[HistoryEntry], detail: DetailId) -> Option<&str> {
-    history
-        .iter()
-        .filter_map(|e| {
-            let after = e.after.as_ref()?;
-            let sentence = e.sentence.as_deref()?;
-            (after.detail == detail && after.condition.is_none() && says(sentence, HABIT))
-                .then_some(after.attribute.as_str())
-        })
+    unconditional(history, detail)
+        .filter(|(_, sentence)| sentence.is_some_and(|s| says(s, HABIT)))
+        .map(|(value, _)| value)
         .next_back()
 }
 
@@ -70,14 +78,7 @@ pub fn short_of_ends(
     detail: DetailId,
     (min, max): (i64, i64),
 ) -> Option<&str> {
-    let values: Vec<&str> = history
-        .iter()
-        .filter_map(|e| {
-            let after = e.after.as_ref()?;
-            (after.detail == detail && after.condition.is_none())
-                .then_some(after.attribute.as_str())
-        })
-        .collect();
+    let values: Vec<&str> = unconditional(history, detail).map(|(v, _)| v).collect();
     let at_end = |v: &str| v.trim().parse::<i64>().is_ok_and(|n| n <= min || n >= max);
     if !values.last().is_some_and(|v| at_end(v)) {
         return None;

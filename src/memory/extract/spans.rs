@@ -158,11 +158,11 @@ pub(super) fn value_words(detail: &Detail, sentences: &[String], at: usize) -> O
     if !names.is_empty() {
         words.retain(|w| names.contains(w));
     } else if detail.takes_a_name() {
-        let mut things = things(sentence);
-        for e in &earlier {
-            things.extend(self::things(e));
-        }
-        words.retain(|w| things.contains(w));
+        let referred: Vec<String> = std::iter::once(sentence)
+            .chain(earlier.iter().copied())
+            .flat_map(things)
+            .collect();
+        words.retain(|w| referred.contains(w));
         if words.is_empty() {
             return None;
         }
@@ -180,10 +180,7 @@ pub fn said_as_place(sentence: &str, span: &str) -> bool {
     ];
     let fold = |t: &str| -> Vec<String> {
         t.split_whitespace()
-            .map(|w| {
-                w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '&' || c == '+'))
-                    .to_lowercase()
-            })
+            .map(|w| value_word(w).to_lowercase())
             .collect()
     };
     let (words, span) = (fold(sentence), fold(span));
@@ -201,12 +198,15 @@ pub fn said_as_place(sentence: &str, span: &str) -> bool {
         })
 }
 
+/// A whitespace-separated word without the marks around it, as a value's word: letters,
+/// digits, `&` and `+` kept ("AC/DC," is "AC/DC", "R&B" and "Radio+" stay whole).
+fn value_word(w: &str) -> &str {
+    w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '&' || c == '+'))
+}
+
 /// The [`spans`] whose word before (none at the sentence's start) `starts` accepts.
 fn spans_where(sentence: &str, starts: impl Fn(Option<&str>) -> bool) -> Vec<String> {
-    let words: Vec<&str> = sentence
-        .split_whitespace()
-        .map(|w| w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '&' || c == '+')))
-        .collect();
+    let words: Vec<&str> = sentence.split_whitespace().map(value_word).collect();
     let function = |w: &str| {
         let lower = w.to_lowercase().replace('\u{2019}', "'");
         w.is_empty() || FUNCTION_WORDS.contains(&lower.as_str())
