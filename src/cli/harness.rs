@@ -108,6 +108,10 @@ pub enum EvalCommand {
         /// VehicleMemBench history folder: its household chat lines are negatives too.
         #[arg(long, value_name = "DIR")]
         vmb: Option<PathBuf>,
+        /// VehicleMemBench questions folder: with `--vmb`, the sentences its gold memories
+        /// quote are positives.
+        #[arg(long, value_name = "DIR")]
+        vmb_qa: Option<PathBuf>,
         /// Cross-validation folds (by CarMem user, KVRET dialogue and history file).
         #[arg(long, default_value_t = 5)]
         folds: usize,
@@ -231,6 +235,7 @@ pub fn eval(cfg: Config, command: EvalCommand, out: Output) -> Result<()> {
             carmem,
             kvret,
             vmb,
+            vmb_qa,
             folds,
             threshold,
             hidden,
@@ -238,7 +243,7 @@ pub fn eval(cfg: Config, command: EvalCommand, out: Output) -> Result<()> {
             out: rows,
         } => eval_gate(
             cfg,
-            (&carmem, &kvret, vmb.as_deref()),
+            (&carmem, &kvret, (vmb.as_deref(), vmb_qa.as_deref())),
             (folds, threshold, hidden),
             (write.as_deref(), rows.as_deref()),
             out,
@@ -434,7 +439,7 @@ fn eval_vmb(
 
 fn eval_gate(
     cfg: Config,
-    (carmem, kvret, vmb): (&Path, &Path, Option<&Path>),
+    (carmem, kvret, vmb): (&Path, &Path, (Option<&Path>, Option<&Path>)),
     (folds, threshold, hidden): (usize, f32, usize),
     (write, rows): (Option<&Path>, Option<&Path>),
     out: Output,

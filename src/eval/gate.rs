@@ -26,7 +26,7 @@ use crate::schema::Schema;
 
 use super::carmem::{EvalError, EvalUser};
 
-mod vehicle;
+pub mod vehicle;
 pub use vehicle::{run_vehicle, vehicle_samples, VEHICLE_STEP};
 
 /// Where a sentence comes from (for the report).
@@ -385,14 +385,21 @@ pub fn run(
     models: &Models,
     users: &[EvalUser],
     kvret: &Path,
-    vmb: Option<&Path>,
+    (vmb, vmb_qa): (Option<&Path>, Option<&Path>),
     (folds, threshold, hidden): (usize, f32, usize),
     mut rows: Option<&mut dyn std::io::Write>,
 ) -> Result<(Value, Gate), EvalError> {
     let mut samples = carmem_samples(models.schema(), users);
     samples.extend(kvret_samples(kvret)?);
-    if let Some(dir) = vmb {
-        samples.extend(vmb_samples(dir, VMB_STEP)?);
+    match (vmb, vmb_qa) {
+        (Some(history), Some(qa)) => {
+            let files: Vec<usize> = (1..=25).collect();
+            samples.extend(vehicle::vehicle_samples(
+                history, qa, &files, VMB_STEP, None,
+            )?);
+        }
+        (Some(dir), None) => samples.extend(vmb_samples(dir, VMB_STEP)?),
+        _ => {}
     }
     let xs = models.embed(samples.iter().map(|s| s.text.clone()).collect())?;
     let (probs, report, gate) = train(

@@ -21,12 +21,13 @@ use crate::memory::Models;
 /// `step`-th other line (the household talk around it). The other lines of an event's hour are
 /// neither: they may carry the setting in words the narration does not use ("All right, muted
 /// navigation"). Each line is a unit, each file a group.
+/// Without `values` (`eval gate --vmb-qa`), only the quoted sentences are positives.
 pub fn vehicle_samples(
     history: &Path,
     qa: &Path,
     files: &[usize],
     step: usize,
-    values: &[String],
+    values: Option<&[String]>,
 ) -> Result<Vec<Sample>, EvalError> {
     let read = |p: &Path| {
         std::fs::read_to_string(p).map_err(|source| EvalError::Read {
@@ -53,7 +54,9 @@ pub fn vehicle_samples(
         {
             let gold = norm(q["gold_memory"].as_str().unwrap_or(""));
             quotes.extend(quoted(&gold));
-            events.extend(gold.lines().filter_map(|l| Event::read(l, values)));
+            if let Some(values) = values {
+                events.extend(gold.lines().filter_map(|l| Event::read(l, values)));
+            }
         }
         let hpath = history.join(format!("history_{n}.txt"));
         let name = format!("history_{n}");
@@ -202,7 +205,7 @@ pub fn run_vehicle(
         .map(|a| a.to_lowercase())
         .filter(|a| a.len() >= 4 && a.chars().all(|c| c.is_alphanumeric()))
         .collect();
-    let samples = vehicle_samples(history, qa, files, VEHICLE_STEP, &values)?;
+    let samples = vehicle_samples(history, qa, files, VEHICLE_STEP, Some(&values))?;
     let xs = models.embed(samples.iter().map(|s| s.text.clone()).collect())?;
     let (_, report, gate) = train(
         &xs,
@@ -246,7 +249,7 @@ mod tests {
         ];
         std::fs::write(dir.path().join("history_1.txt"), history.join("\n")).unwrap();
         let known = vec!["blue".to_string()];
-        let got = vehicle_samples(dir.path(), dir.path(), &[1], 1, &known).unwrap();
+        let got = vehicle_samples(dir.path(), dir.path(), &[1], 1, Some(&known)).unwrap();
         let label = |t: &str| got.iter().find(|s| s.text == t).map(|s| s.positive);
         // Narrated: the sentence that says the event's value; the rest of its line and hour
         // is no sample at all.
