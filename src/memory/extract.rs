@@ -25,7 +25,7 @@ mod statements;
 mod subject;
 
 pub use held::{held_value_first, Held};
-pub use mood::{only_now, requests, supposes};
+pub use mood::{asks, only_now, requests, supposes};
 use names::names_another;
 pub use names::{
     just_above, name_words, names_before_lists, names_first, names_one_device,

@@ -156,7 +156,8 @@ impl Models {
     /// Which sentences pass the gate: those it scores above its threshold whose subject is the
     /// speaker ("My wife loves Thai food" is about someone else: [`extract::about_someone_else`])
     /// and that neither ask about a supposed situation ("What if I put premium in?":
-    /// [`extract::supposes`]) nor limit their wish to the moment ("Make the lights red, just for
+    /// [`extract::supposes`]) or for an answer ("Is there a good Thai place near the theatre?":
+    /// [`extract::asks`]) nor limit their wish to the moment ("Make the lights red, just for
     /// tonight": [`extract::only_now`]).
     fn passing(&self, gate: &[f32], sentences: &[String]) -> Vec<bool> {
         gate.iter()
@@ -165,6 +166,7 @@ impl Models {
                 self.gate.passes(p)
                     && !extract::about_someone_else(s)
                     && !extract::supposes(s)
+                    && !extract::asks(s)
                     && !extract::only_now(s)
             })
             .collect()

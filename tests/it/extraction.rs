@@ -59,6 +59,36 @@ fn everyday_requests_and_questions_store_nothing() {
 }
 
 #[test]
+fn a_question_asking_what_is_so_stores_nothing_a_statement_before_it_does() {
+    let dir = tempdir().unwrap();
+    let m = open(dir.path());
+    let u = user("driver");
+    let reply = ("assistant", "Yes, the café there has two vegan wraps.");
+    // The gate alone passes this question (its words are a dietary preference's), and the
+    // offer decision would offer it: it asks what the service station has, it states nothing.
+    let asked = conv(&[
+        (
+            "user",
+            "Are there any vegan options at the service station?",
+        ),
+        reply,
+    ]);
+    let x = m.extract(&asked, &m.allowed(&u).unwrap()).unwrap();
+    assert!(x.offered.is_empty(), "offered {:?}", x.offered);
+    assert!(m.remember(&u, &asked).unwrap().is_empty());
+    // Said first, the preference is stated, and the question after it asks nothing away.
+    let stated = conv(&[
+        (
+            "user",
+            "I'm vegan, are there any options for me at the service station?",
+        ),
+        reply,
+    ]);
+    let out = m.remember(&u, &stated).unwrap();
+    assert_eq!(values_of(&m, &out, "dietary_preferences"), vec!["Vegan"]);
+}
+
+#[test]
 fn two_preferences_in_one_conversation_are_both_stored_each_with_its_sentence() {
     let dir = tempdir().unwrap();
     let m = open(dir.path());

@@ -91,6 +91,115 @@ pub fn requests(sentence: &str) -> bool {
     })
 }
 
+/// Words that open a question asking for an answer: an auxiliary or modal put before its
+/// subject ("Is there ...", "Can I ...", "Does it ...") or a question word.
+const INTERROGATIVE: &[&str] = &[
+    "is",
+    "are",
+    "am",
+    "was",
+    "were",
+    "isn't",
+    "aren't",
+    "wasn't",
+    "do",
+    "does",
+    "did",
+    "don't",
+    "doesn't",
+    "didn't",
+    "can",
+    "could",
+    "can't",
+    "couldn't",
+    "will",
+    "would",
+    "won't",
+    "wouldn't",
+    "shall",
+    "should",
+    "shouldn't",
+    "may",
+    "might",
+    "must",
+    "have",
+    "has",
+    "had",
+    "haven't",
+    "hasn't",
+    "what",
+    "what's",
+    "which",
+    "where",
+    "where's",
+    "when",
+    "when's",
+    "who",
+    "who's",
+    "whose",
+    "whom",
+    "why",
+    "how",
+    "how's",
+];
+
+/// Words a speaker opens a sentence with before what it does ("Okay, is there ...", "And
+/// which one ...").
+const OPENERS: &[&str] = &[
+    "and", "but", "so", "or", "oh", "ok", "okay", "also", "then", "well", "hey", "um", "uh",
+    "actually", "yes", "yeah", "no", "right", "alright", "great", "perfect", "thanks", "hmm",
+    "now", "sorry", "please", "just",
+];
+
+/// Whether the sentence is a question that asks for an answer: it ends with a question mark,
+/// its first clause opens (after [`OPENERS`] and a name called by, "Jack, ...") with an
+/// auxiliary before its subject or a question word ([`INTERROGATIVE`]: "Is there a good Thai
+/// place near the theatre?", "Can I pay by card there?", "Which one takes cash?"), and it is
+/// no request in a question's form ([`requests`]: "Could you set 21?"). It asks what is so; it
+/// states nothing the speaker likes. A sentence that states first and asks after ("I love
+/// sushi, is there a place nearby?") opens with its statement and is no such question.
+pub fn asks(sentence: &str) -> bool {
+    let s = sentence.trim().replace('\u{2019}', "'");
+    if !s.ends_with('?') || requests(&s) {
+        return false;
+    }
+    let words: Vec<&str> = s.split_whitespace().collect();
+    let bare = |w: &str| {
+        w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+            .to_lowercase()
+    };
+    let mut i = 0;
+    while let Some(w) = words.get(i) {
+        let b = bare(w);
+        // An opener, or a name called by before a comma ("Jack, is it far?").
+        let called = i == 0
+            && w.ends_with(',')
+            && w.chars().next().is_some_and(char::is_uppercase)
+            && !INTERROGATIVE.contains(&b.as_str());
+        if OPENERS.contains(&b.as_str()) || called {
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    let from: Vec<String> = words[i.min(words.len())..]
+        .iter()
+        .map(|w| bare(w))
+        .collect();
+    let at = |k: usize| from.get(k).map_or("", String::as_str);
+    // A request in the first clause ("Can you make sure the seat never gets hot, as I don't
+    // like it?"), or one put as a question of what is possible ("Is there a way to avoid
+    // tolls?", "Would it be possible to keep the fan low?").
+    let request = ASKING_FOR
+        .iter()
+        .any(|p| from.get(..p.len()).is_some_and(|w| w == *p) && !ANSWERING.contains(&at(p.len())))
+        || (matches!(at(0), "is" | "would" | "will")
+            && at(1) == "it"
+            && matches!(at(2), "possible" | "be"))
+        || (at(0) == "is" && at(1) == "there" && matches!(at(2), "a" | "any") && at(3) == "way");
+    !request && INTERROGATIVE.contains(&at(0))
+}
+
 /// Whether the sentence limits what it asks to this moment: "just for tonight", "just for this
 /// drive", "only this time", "just this once", or "for a sec" / "for a minute" closing a clause
 /// ("Switch over to BBC Radio 2 for a sec, I want the travel news"; not "I can't be offline
@@ -153,7 +262,7 @@ pub fn only_now(sentence: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{only_now, requests, supposes};
+    use super::{asks, only_now, requests, supposes};
 
     #[test]
     fn a_question_that_asks_for_something_to_be_done_is_a_request() {
@@ -213,5 +322,37 @@ mod tests {
         assert!(!supposes("Say, could you put on some jazz?"));
         assert!(!supposes("Can you find me an Italian restaurant nearby?"));
         assert!(!supposes("What if"));
+    }
+
+    #[test]
+    fn a_question_that_asks_for_an_answer_states_nothing() {
+        for q in [
+            "Is there a good Thai place near the theatre?",
+            "Can I pay by card there?",
+            "Okay, which one takes cash?",
+            "And does that place accept cash payments?",
+            "Jack, is it far?",
+            "What's the fastest way downtown?",
+            "Can you tell me which chargers have a café?",
+        ] {
+            assert!(asks(q), "{q}");
+        }
+        for q in [
+            // A request in a question's form.
+            "Could you set the seat massage to level 2?",
+            "Can we skip the toll road?",
+            "Can you make sure my seat heater never gets hot, as I don't like it?",
+            "Is there a way to avoid local markets when I shop?",
+            "Would it be possible to keep the fan low?",
+            // A statement first, a question after.
+            "I love sushi, is there a place nearby?",
+            "Hey, I'm allergic to seafood so can you find me a restaurant without it?",
+            "Yes, but I prefer something upscale, maybe fine dining?",
+            // No question.
+            "Is that all I need to say.",
+            "Any halal places around here?",
+        ] {
+            assert!(!asks(q), "{q}");
+        }
     }
 }
