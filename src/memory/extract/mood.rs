@@ -91,56 +91,22 @@ pub fn requests(sentence: &str) -> bool {
     })
 }
 
-/// Words that open a question asking for an answer: an auxiliary or modal put before its
-/// subject ("Is there ...", "Can I ...", "Does it ...") or a question word.
-const INTERROGATIVE: &[&str] = &[
-    "is",
-    "are",
-    "am",
-    "was",
-    "were",
-    "isn't",
-    "aren't",
-    "wasn't",
-    "do",
-    "does",
-    "did",
-    "don't",
-    "doesn't",
-    "didn't",
-    "can",
-    "could",
-    "can't",
-    "couldn't",
-    "will",
-    "would",
-    "won't",
-    "wouldn't",
-    "shall",
-    "should",
-    "shouldn't",
-    "may",
-    "might",
-    "must",
-    "have",
-    "has",
-    "had",
-    "haven't",
-    "hasn't",
-    "what",
-    "what's",
-    "which",
-    "where",
-    "where's",
-    "when",
-    "when's",
-    "who",
-    "who's",
-    "whose",
-    "whom",
-    "why",
-    "how",
-    "how's",
+/// Auxiliaries and modals, which open a question when put before its subject ("Is there ...",
+/// "Can I ...", "Does it ...").
+#[rustfmt::skip]
+const AUXILIARIES: &[&str] = &[
+    "is", "are", "am", "was", "were", "isn't", "aren't", "wasn't",
+    "do", "does", "did", "don't", "doesn't", "didn't",
+    "can", "could", "can't", "couldn't", "will", "would", "won't", "wouldn't",
+    "shall", "should", "shouldn't", "may", "might", "must",
+    "have", "has", "had", "haven't", "hasn't",
+];
+
+/// Question words.
+#[rustfmt::skip]
+const QUESTION_WORDS: &[&str] = &[
+    "what", "what's", "which", "where", "where's", "when", "when's", "who", "who's", "whose",
+    "whom", "why", "how", "how's",
 ];
 
 /// Words a speaker opens a sentence with before what it does ("Okay, is there ...", "And
@@ -153,11 +119,14 @@ const OPENERS: &[&str] = &[
 
 /// Whether the sentence is a question that asks for an answer: it ends with a question mark,
 /// its first clause opens (after [`OPENERS`] and a name called by, "Jack, ...") with an
-/// auxiliary before its subject or a question word ([`INTERROGATIVE`]: "Is there a good Thai
-/// place near the theatre?", "Can I pay by card there?", "Which one takes cash?"), and it is
-/// no request in a question's form ([`requests`]: "Could you set 21?"). It asks what is so; it
-/// states nothing the speaker likes. A sentence that states first and asks after ("I love
-/// sushi, is there a place nearby?") opens with its statement and is no such question.
+/// auxiliary before its subject ([`AUXILIARIES`]) or a question word ([`QUESTION_WORDS`];
+/// "when" and "where" only before an auxiliary), as in "Is there a good Thai place near the
+/// theatre?", "Can I pay by card there?", "Which one takes cash?", and it is no request in a
+/// question's form ([`requests`]: "Could you set 21?"; nor, in its first clause, "Can you make
+/// sure ..., as I don't like it?", "Is there a way to ...", "Would it be possible to ..."). It
+/// asks what is so; it states nothing the speaker likes. A sentence that states first and asks
+/// after ("I love sushi, is there a place nearby?") opens with its statement and is no such
+/// question.
 pub fn asks(sentence: &str) -> bool {
     let s = sentence.trim().replace('\u{2019}', "'");
     if !s.ends_with('?') || requests(&s) {
@@ -175,7 +144,8 @@ pub fn asks(sentence: &str) -> bool {
         let called = i == 0
             && w.ends_with(',')
             && w.chars().next().is_some_and(char::is_uppercase)
-            && !INTERROGATIVE.contains(&b.as_str());
+            && !AUXILIARIES.contains(&b.as_str())
+            && !QUESTION_WORDS.contains(&b.as_str());
         if OPENERS.contains(&b.as_str()) || called {
             i += 1;
         } else {
@@ -197,7 +167,13 @@ pub fn asks(sentence: &str) -> bool {
             && at(1) == "it"
             && matches!(at(2), "possible" | "be"))
         || (at(0) == "is" && at(1) == "there" && matches!(at(2), "a" | "any") && at(3) == "way");
-    !request && INTERROGATIVE.contains(&at(0))
+    // "When" and "where" also open a clause that states ("When I'm driving at night, ...?"):
+    // they ask only before an auxiliary ("When does it open?").
+    let opens = match at(0) {
+        "when" | "where" => AUXILIARIES.contains(&at(1)),
+        w => AUXILIARIES.contains(&w) || QUESTION_WORDS.contains(&w),
+    };
+    !request && opens
 }
 
 /// Whether the sentence limits what it asks to this moment: "just for tonight", "just for this
@@ -332,6 +308,7 @@ mod tests {
             "Okay, which one takes cash?",
             "And does that place accept cash payments?",
             "Jack, is it far?",
+            "When does the farmers' market open?",
             "What's the fastest way downtown?",
             "Can you tell me which chargers have a café?",
         ] {
@@ -351,6 +328,7 @@ mod tests {
             // No question.
             "Is that all I need to say.",
             "Any halal places around here?",
+            "When it rains, I always want the wipers on auto?",
         ] {
             assert!(!asks(q), "{q}");
         }
