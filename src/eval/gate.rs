@@ -26,7 +26,7 @@ use crate::schema::Schema;
 
 use super::carmem::{EvalError, EvalUser};
 
-pub mod vehicle;
+mod vehicle;
 pub use vehicle::{run_vehicle, vehicle_samples, VEHICLE_STEP};
 
 /// Where a sentence comes from (for the report).
@@ -394,9 +394,7 @@ pub fn run(
     match (vmb, vmb_qa) {
         (Some(history), Some(qa)) => {
             let files: Vec<usize> = (1..=25).collect();
-            samples.extend(vehicle::vehicle_samples(
-                history, qa, &files, VMB_STEP, None,
-            )?);
+            samples.extend(vehicle_samples(history, qa, &files, VMB_STEP, None)?);
         }
         (Some(dir), None) => samples.extend(vmb_samples(dir, VMB_STEP)?),
         _ => {}

@@ -14,7 +14,9 @@ pub struct Counters {
     /// User sentences embedded for extraction, and the microseconds it took.
     pub sentences: AtomicU64,
     pub embed_us: AtomicU64,
-    /// Sentences at or above the gate's threshold.
+    /// Sentences that pass the gate: at or above its threshold, and neither about someone
+    /// else, a supposition, a question asking for an answer nor a wish for the moment
+    /// (`Models::passing`).
     pub gated: AtomicU64,
     /// Sentence groups offered (one question each), and those answered without the LLM
     /// (cache, or a typed value the sentence names).

@@ -83,10 +83,16 @@ pub fn requests(sentence: &str) -> bool {
     }) {
         i += 1;
     }
+    opens_request(&words[i.min(words.len())..])
+}
+
+/// Whether words open a request ([`ASKING_FOR`]) whose next word is no verb of answering
+/// ([`ANSWERING`]).
+fn opens_request(words: &[String]) -> bool {
     ASKING_FOR.iter().any(|p| {
-        words.get(i..i + p.len()).is_some_and(|w| w == *p)
+        words.get(..p.len()).is_some_and(|w| w == *p)
             && words
-                .get(i + p.len())
+                .get(p.len())
                 .is_some_and(|next| !ANSWERING.contains(&next.as_str()))
     })
 }
@@ -160,9 +166,7 @@ pub fn asks(sentence: &str) -> bool {
     // A request in the first clause ("Can you make sure the seat never gets hot, as I don't
     // like it?"), or one put as a question of what is possible ("Is there a way to avoid
     // tolls?", "Would it be possible to keep the fan low?").
-    let request = ASKING_FOR
-        .iter()
-        .any(|p| from.get(..p.len()).is_some_and(|w| w == *p) && !ANSWERING.contains(&at(p.len())))
+    let request = opens_request(&from)
         || (matches!(at(0), "is" | "would" | "will")
             && at(1) == "it"
             && matches!(at(2), "possible" | "be"))
