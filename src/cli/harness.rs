@@ -214,7 +214,7 @@ pub fn eval(cfg: Config, command: EvalCommand, out: Output) -> Result<()> {
         } => {
             let models = crate::memory::Models::load(&cfg)?;
             let files = if files.is_empty() {
-                (1..=25).collect()
+                crate::eval::gate::DEV_FILES.collect()
             } else {
                 files
             };

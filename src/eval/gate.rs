@@ -27,7 +27,7 @@ use crate::schema::Schema;
 use super::carmem::{EvalError, EvalUser};
 
 mod vehicle;
-pub use vehicle::{run_vehicle, vehicle_samples, VEHICLE_STEP};
+pub use vehicle::{run_vehicle, vehicle_samples, DEV_FILES, VEHICLE_STEP};
 
 /// Where a sentence comes from (for the report).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -393,7 +393,7 @@ pub fn run(
     samples.extend(kvret_samples(kvret)?);
     match (vmb, vmb_qa) {
         (Some(history), Some(qa)) => {
-            let files: Vec<usize> = (1..=25).collect();
+            let files: Vec<usize> = DEV_FILES.collect();
             samples.extend(vehicle_samples(history, qa, &files, VMB_STEP, None)?);
         }
         (Some(dir), None) => samples.extend(vmb_samples(dir, VMB_STEP)?),

@@ -19,9 +19,13 @@ fn vehicle_memory(dir: &Path) -> Memory {
     Memory::open(dir, c).expect("memory opens with the vehicle schema")
 }
 
+/// A conversation of one user turn.
+fn one_turn(text: &str) -> Conversation {
+    Conversation::from_json(&format!(r#"[{{"role":"user","text":"{text}"}}]"#)).unwrap()
+}
+
 fn said(m: &Memory, text: &str) -> Vec<(String, String)> {
-    let c = Conversation::from_json(&format!(r#"[{{"role":"user","text":"{text}"}}]"#)).unwrap();
-    key_values(m, &m.remember(&user("gary"), &c).unwrap())
+    key_values(m, &m.remember(&user("gary"), &one_turn(text)).unwrap())
 }
 
 #[test]
@@ -133,9 +137,7 @@ fn a_question_states_no_vehicle_setting() {
     ];
     let allowed = m.allowed(&user("gary")).unwrap();
     for text in questions {
-        let c =
-            Conversation::from_json(&format!(r#"[{{"role":"user","text":"{text}"}}]"#)).unwrap();
-        let x = m.extract(&c, &allowed).unwrap();
+        let x = m.extract(&one_turn(text), &allowed).unwrap();
         assert!(m.models().gate().passes(x.gate[0]), "{text}: {:?}", x.gate);
         assert!(x.offered.is_empty(), "{text}: {:?}", x.offered);
         assert!(said(&m, text).is_empty(), "{text}");

@@ -223,6 +223,9 @@ pub fn run_vehicle(
 /// Every how many unquoted lines of a history the vehicle gate takes as negatives.
 pub const VEHICLE_STEP: usize = 2;
 
+/// The VehicleMemBench development files, by number.
+pub const DEV_FILES: std::ops::RangeInclusive<usize> = 1..=25;
+
 #[cfg(test)]
 mod tests {
     use super::*;
