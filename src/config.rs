@@ -78,6 +78,10 @@ pub struct ExtractionConfig {
     /// `offers = "margin"`, a sentence offers only when its best category is within this of the
     /// conversation's strongest preference sentence's.
     pub margin: f32,
+    /// How much of a sentence's similarity to each category comes from the turn said just
+    /// before its turn when that asks something (`memory::extraction::context`): "Always
+    /// medium." answers "What fan speed would you like?". 0 reads the sentence alone.
+    pub context: f32,
     /// How a preference sentence is judged to offer its category: `model`, the learned offer
     /// decision (`memory::offer`), or `margin`, the fixed margin rule above.
     pub offers: OfferRule,
@@ -195,6 +199,7 @@ impl Default for ExtractionConfig {
             shortlist: 1,
             min_similarity: 0.3,
             margin: 0.1,
+            context: 0.2,
             offers: OfferRule::Model,
             offer_model: None,
             offer_threshold: None,
@@ -268,6 +273,9 @@ impl Config {
         }
         if e.gate_threshold.is_some_and(|t| !(0.0..=1.0).contains(&t)) {
             return Err("extraction.gate_threshold must be within [0, 1]".into());
+        }
+        if !(0.0..1.0).contains(&e.context) {
+            return Err("extraction.context must be within [0, 1)".into());
         }
         if !(0.0..=1.0).contains(&e.confirm_below) {
             return Err("extraction.confirm_below must be within [0, 1]".into());

@@ -69,7 +69,7 @@ impl Part {
         self.conversation
             .turns
             .iter()
-            .find(|t| t.text.contains(sentence))
+            .find(|t| t.role == Role::User && t.text.contains(sentence))
             .and_then(|t| t.time)
     }
 }
@@ -197,21 +197,28 @@ impl Conversation {
     }
 
     /// The conversation split into what each speaker said, in order of first appearance: the
-    /// user turns of one speaker (`default` for turns without one), each with its time.
-    /// Another occupant's words are never in a speaker's part.
+    /// user turns of one speaker (`default` for turns without one), each with its time, and
+    /// before each of them the assistant turn it answers, when the turn just before it is the
+    /// assistant's (what the speaker was asked: `memory::extraction::context`). Another
+    /// occupant's words are never in a speaker's part.
     pub fn parts(&self, default: &UserId) -> Vec<Part> {
         let mut out: Vec<Part> = Vec::new();
-        for t in self.turns.iter().filter(|t| t.role == Role::User) {
-            if t.text.trim().is_empty() {
+        for (i, t) in self.turns.iter().enumerate() {
+            if t.role != Role::User || t.text.trim().is_empty() {
                 continue;
             }
+            let asked = i
+                .checked_sub(1)
+                .map(|j| &self.turns[j])
+                .filter(|b| b.role == Role::Assistant);
             let speaker = t.speaker.clone().unwrap_or_else(|| default.clone());
+            let turns = asked.into_iter().chain([t]).cloned();
             match out.iter_mut().find(|p| p.speaker == speaker) {
-                Some(p) => p.conversation.turns.push(t.clone()),
+                Some(p) => p.conversation.turns.extend(turns),
                 None => out.push(Part {
                     speaker,
                     conversation: Conversation {
-                        turns: vec![t.clone()],
+                        turns: turns.collect(),
                     },
                 }),
             }
@@ -446,6 +453,13 @@ mod tests {
         );
         // A turn without its own time takes the conversation's.
         assert_eq!(parts[2].time_of("Thanks."), t("2025-03-10T08:00:00Z"));
+        // A speaker's part holds the assistant turn their turn answers, and no other
+        // occupant's turn.
+        let roles =
+            |p: &Part| -> Vec<Role> { p.conversation.turns().iter().map(|t| t.role).collect() };
+        assert_eq!(roles(&parts[0]), [Role::User]);
+        assert_eq!(roles(&parts[1]), [Role::User]);
+        assert_eq!(roles(&parts[2]), [Role::Assistant, Role::User]);
         let e = |s: &str| Conversation::from_json(s).unwrap_err().to_string();
         assert!(e(r#"[{"role":"user","text":"a","speaker":""}]"#).contains("invalid user id"));
         assert!(e(r#"[{"role":"user","text":"a","time":"noon"}]"#).contains("RFC 3339"));

@@ -121,6 +121,11 @@ pub enum EvalCommand {
         /// Hidden units (0: logistic regression on the sentence embedding).
         #[arg(long, default_value_t = 32)]
         hidden: usize,
+        /// Hash buckets of the sentence's words the gate reads beside its embedding
+        /// (`memory::gate::word_features`; logistic regression only; 0, the shipped gate: the
+        /// embedding alone).
+        #[arg(long, default_value_t = 0)]
+        words: usize,
         /// Write the gate fitted on all of the data here (config/gate.json ships).
         #[arg(long, value_name = "FILE")]
         write: Option<PathBuf>,
@@ -239,12 +244,13 @@ pub fn eval(cfg: Config, command: EvalCommand, out: Output) -> Result<()> {
             folds,
             threshold,
             hidden,
+            words,
             write,
             out: rows,
         } => eval_gate(
             cfg,
             (&carmem, &kvret, (vmb.as_deref(), vmb_qa.as_deref())),
-            (folds, threshold, hidden),
+            (folds, threshold, hidden, words),
             (write.as_deref(), rows.as_deref()),
             out,
         ),
@@ -440,10 +446,19 @@ fn eval_vmb(
 fn eval_gate(
     cfg: Config,
     (carmem, kvret, vmb): (&Path, &Path, (Option<&Path>, Option<&Path>)),
-    (folds, threshold, hidden): (usize, f32, usize),
+    (folds, threshold, hidden, words): (usize, f32, usize, usize),
     (write, rows): (Option<&Path>, Option<&Path>),
     out: Output,
 ) -> Result<()> {
+    if hidden > 0 && words > 0 {
+        anyhow::bail!("--words is read by logistic regression only: give --hidden 0 or --words 0");
+    }
+    if words > crate::memory::gate::MAX_WORDS {
+        anyhow::bail!(
+            "--words {words} is more than {}",
+            crate::memory::gate::MAX_WORDS
+        );
+    }
     let models = crate::memory::Models::load(&cfg)?;
     let users = crate::eval::carmem::load(carmem, models.schema(), None)?;
     let mut file = rows_file(rows)?;
@@ -452,7 +467,7 @@ fn eval_gate(
         &users,
         kvret,
         vmb,
-        (folds, threshold, hidden),
+        (folds, threshold, hidden, words),
         file.as_mut().map(|f| f as &mut dyn Write),
     )?;
     if let Some(f) = file.as_mut() {

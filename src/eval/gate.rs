@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 
 use super::fit::{fit, fit_mlp};
 use crate::conversation::{split_sentences, Conversation};
-use crate::memory::gate::{Gate, FORMAT};
+use crate::memory::gate::{word_features, Gate, FORMAT};
 use crate::memory::values::named_values;
 use crate::memory::Models;
 use crate::schema::Schema;
@@ -256,6 +256,17 @@ pub fn kvret_dialogues(
     Ok(out)
 }
 
+/// Appends each sample's [`word_features`] (`words` buckets; none at 0) to its embedding: what a
+/// gate that reads words reads.
+pub fn with_words(xs: &mut [Vec<f32>], samples: &[Sample], words: usize) {
+    if words == 0 {
+        return;
+    }
+    for (x, s) in xs.iter_mut().zip(samples) {
+        x.extend(word_features(&s.text, words));
+    }
+}
+
 /// Fits the gate: logistic regression (`hidden` = 0) or a one-hidden-layer network.
 pub fn fit_gate(xs: &[Vec<f32>], ys: &[bool], hidden: usize, threshold: f32) -> Gate {
     let (hidden_w, hidden_bias, weights, bias) = if hidden == 0 {
@@ -272,6 +283,7 @@ pub fn fit_gate(xs: &[Vec<f32>], ys: &[bool], hidden: usize, threshold: f32) -> 
         hidden_bias,
         bias,
         weights,
+        words: 0,
         about: Value::Null,
     }
 }
@@ -313,7 +325,7 @@ pub fn cross_validated(xs: &[Vec<f32>], samples: &[Sample], k: usize, hidden: us
             .unzip();
         let gate = fit_gate(&tx, &ty, hidden, 0.5);
         for i in (0..xs.len()).filter(|&i| folds[i] == f) {
-            probs[i] = gate.probability(&xs[i]);
+            probs[i] = gate.probability_of(&xs[i]);
         }
     }
     probs
@@ -386,7 +398,7 @@ pub fn run(
     users: &[EvalUser],
     kvret: &Path,
     (vmb, vmb_qa): (Option<&Path>, Option<&Path>),
-    (folds, threshold, hidden): (usize, f32, usize),
+    (folds, threshold, hidden, words): (usize, f32, usize, usize),
     mut rows: Option<&mut dyn std::io::Write>,
 ) -> Result<(Value, Gate), EvalError> {
     let mut samples = carmem_samples(models.schema(), users);
@@ -399,11 +411,12 @@ pub fn run(
         (Some(dir), None) => samples.extend(vmb_samples(dir, VMB_STEP)?),
         _ => {}
     }
-    let xs = models.embed(samples.iter().map(|s| s.text.clone()).collect())?;
+    let mut xs = models.embed(samples.iter().map(|s| s.text.clone()).collect())?;
+    with_words(&mut xs, &samples, words);
     let (probs, report, gate) = train(
         &xs,
         &samples,
-        (folds, threshold, hidden),
+        (folds, threshold, hidden, words),
         json!({}),
         (
             "glovebox eval gate",
@@ -426,7 +439,7 @@ pub fn run(
 pub fn train(
     xs: &[Vec<f32>],
     samples: &[Sample],
-    (folds, threshold, hidden): (usize, f32, usize),
+    (folds, threshold, hidden, words): (usize, f32, usize, usize),
     mut report: Value,
     (trained_by, data): (&str, &str),
 ) -> (Vec<f32>, Value, Gate) {
@@ -449,6 +462,7 @@ pub fn train(
         ("positive", json!(positive)),
         ("folds", json!(folds)),
         ("hidden", json!(hidden)),
+        ("words", json!(words)),
         ("cross_validated", measures),
         ("shipped_threshold", json!(threshold)),
     ] {
@@ -456,6 +470,7 @@ pub fn train(
     }
     let ys: Vec<bool> = samples.iter().map(|s| s.positive).collect();
     let mut gate = fit_gate(xs, &ys, hidden, threshold);
+    gate.words = words;
     gate.about = json!({
         "trained_by": trained_by,
         "data": data,
@@ -499,7 +514,7 @@ mod tests {
         let ys = vec![true, true, false, false];
         let g = fit_gate(&xs, &ys, 8, 0.5);
         for (x, y) in xs.iter().zip(&ys) {
-            assert_eq!(g.probability(x) >= 0.5, *y, "{x:?}");
+            assert_eq!(g.probability_of(x) >= 0.5, *y, "{x:?}");
         }
     }
 

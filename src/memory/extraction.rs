@@ -5,6 +5,7 @@
 
 use std::time::Instant;
 
+mod context;
 mod rows;
 mod said;
 
@@ -91,13 +92,18 @@ impl Models {
         let vecs = self.embed_sentences(&sentences)?;
         Counters::time(&self.counters.embed_us, te);
         Counters::add(&self.counters.sentences, sentences.len() as u64);
-        let gate: Vec<f32> = vecs.iter().map(|v| self.gate.probability(v)).collect();
+        let gate: Vec<f32> = vecs
+            .iter()
+            .zip(&sentences)
+            .map(|(v, s)| self.gate.probability(v, s))
+            .collect();
         let passes = self.passing(&gate, &sentences);
         Counters::add(
             &self.counters.gated,
             passes.iter().filter(|&&p| p).count() as u64,
         );
         let mut scores = extract::sentence_scores(&self.schema, &protos, &vecs, exclude);
+        self.read_in_context(conversation, &sentences, &protos, &mut scores, exclude)?;
         self.settle_rows(&mut scores, &passes, &sentences, held);
         let leads = self.leads(&scores, &passes, &sentences);
         let x = &self.cfg.extraction;
@@ -228,9 +234,14 @@ impl Models {
         let sentences = extract::statements(&self.schema, conversation);
         let protos = self.prototypes()?;
         let vecs = self.embed_sentences(&sentences)?;
-        let gate: Vec<f32> = vecs.iter().map(|v| self.gate.probability(v)).collect();
+        let gate: Vec<f32> = vecs
+            .iter()
+            .zip(&sentences)
+            .map(|(v, s)| self.gate.probability(v, s))
+            .collect();
         let passes = self.passing(&gate, &sentences);
         let mut scores = extract::sentence_scores(&self.schema, &protos, &vecs, exclude);
+        self.read_in_context(conversation, &sentences, &protos, &mut scores, exclude)?;
         self.settle_rows(&mut scores, &passes, &sentences, &[]);
         Ok((sentences, (gate, passes, scores)))
     }

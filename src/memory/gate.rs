@@ -35,9 +35,9 @@ pub enum GateError {
 }
 
 /// A trained gate: `P(lasting preference | sentence) = sigmoid(weights · h + bias)`, where `h`
-/// is the sentence's unit-length embedding `v` itself (logistic regression, no hidden layer)
-/// or a hidden layer `h = relu(hidden · v + hidden_bias)`; a sentence passes at `threshold` or
-/// above.
+/// is the sentence's unit-length embedding `v` itself (logistic regression, no hidden layer),
+/// followed by its [`word_features`] when `words` is not 0, or a hidden layer
+/// `h = relu(hidden · v + hidden_bias)`; a sentence passes at `threshold` or above.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Gate {
     pub format: String,
@@ -52,6 +52,10 @@ pub struct Gate {
     pub hidden_bias: Vec<f32>,
     pub bias: f32,
     pub weights: Vec<f32>,
+    /// Buckets of the sentence's hashed words read after its embedding ([`word_features`]);
+    /// 0: the embedding alone.
+    #[serde(default)]
+    pub words: usize,
     /// What it was trained on and how it measured, for people (not read by the runtime).
     #[serde(default)]
     pub about: serde_json::Value,
@@ -71,8 +75,20 @@ impl Gate {
                 g.format
             )));
         }
+        if g.words > 0 && !g.hidden.is_empty() {
+            return Err(invalid(
+                "reads words and has a hidden layer; words are read by logistic regression only"
+                    .into(),
+            ));
+        }
+        if g.words > MAX_WORDS {
+            return Err(invalid(format!(
+                "reads {} word buckets, more than {MAX_WORDS}",
+                g.words
+            )));
+        }
         let inputs = if g.hidden.is_empty() {
-            dim
+            dim + g.words
         } else {
             g.hidden.len()
         };
@@ -83,8 +99,9 @@ impl Gate {
         }
         if g.weights.len() != inputs {
             return Err(invalid(format!(
-                "has {} output weights for {inputs} inputs (the embedder gives {dim}-dimensional vectors)",
-                g.weights.len()
+                "has {} output weights for {inputs} inputs (the embedder gives {dim}-dimensional vectors, and {} word buckets)",
+                g.weights.len(),
+                g.words
             )));
         }
         if !(0.0..=1.0).contains(&g.threshold) {
@@ -118,8 +135,19 @@ impl Gate {
         }
     }
 
-    /// The probability that the sentence with this embedding states a lasting preference.
-    pub fn probability(&self, v: &[f32]) -> f32 {
+    /// The probability that `sentence`, whose embedding is `v`, states a lasting preference.
+    pub fn probability(&self, v: &[f32], sentence: &str) -> f32 {
+        if self.words == 0 {
+            return self.probability_of(v);
+        }
+        let mut x = v.to_vec();
+        x.extend(word_features(sentence, self.words));
+        self.probability_of(&x)
+    }
+
+    /// The probability for what the gate reads of a sentence: its embedding, followed by its
+    /// word features when the gate reads words (as [`Gate::probability`] builds it).
+    pub fn probability_of(&self, v: &[f32]) -> f32 {
         let dot = |w: &[f32], x: &[f32]| w.iter().zip(x).map(|(a, b)| a * b).sum::<f32>();
         if self.hidden.is_empty() {
             return sigmoid(self.bias + dot(&self.weights, v));
@@ -139,6 +167,71 @@ impl Gate {
     }
 }
 
+/// The words a sentence is said in, as features: its word unigrams and bigrams (the start and
+/// end of the sentence marked, `?` a word), each hashed into one of `buckets`, as a unit-length
+/// vector. Numbers read as `<num>` and capitalised words after the first as `<name>`, so that
+/// what is learnt is how a driver speaks ("I always go to <name>", "take me to <name>"), not
+/// which shops or cities the training data names.
+pub fn word_features(text: &str, buckets: usize) -> Vec<f32> {
+    let mut out = vec![0.0f32; buckets];
+    if buckets == 0 {
+        return out;
+    }
+    let text = text.replace(['\u{2019}', '\u{2018}'], "'");
+    let mut words: Vec<String> = vec!["^".into()];
+    for (i, raw) in text
+        .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '?'))
+        .flat_map(|w| w.split_inclusive('?'))
+        .filter(|w| !w.is_empty())
+        .enumerate()
+    {
+        let (w, q) = match raw.strip_suffix('?') {
+            Some(w) => (w, true),
+            None => (raw, false),
+        };
+        let w = w.trim_matches('\'');
+        if !w.is_empty() {
+            let lower = w.to_lowercase();
+            let word = if w.chars().any(|c| c.is_ascii_digit()) {
+                "<num>".to_string()
+            } else if i > 0
+                && w.chars().next().is_some_and(char::is_uppercase)
+                && !lower.starts_with("i'")
+                && lower != "i"
+            {
+                "<name>".to_string()
+            } else {
+                lower
+            };
+            words.push(word);
+        }
+        if q {
+            words.push("?".into());
+        }
+    }
+    words.push("$".into());
+    let mut hit = |g: &str| {
+        let h = xxhash_rust::xxh3::xxh3_64(g.as_bytes()) % buckets as u64;
+        out[h as usize] = 1.0;
+    };
+    for (i, w) in words.iter().enumerate() {
+        if i > 0 && i + 1 < words.len() {
+            hit(w);
+        }
+        if let Some(next) = words.get(i + 1) {
+            hit(&format!("{w} {next}"));
+        }
+    }
+    let norm = out.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        out.iter_mut().for_each(|x| *x /= norm);
+    }
+    out
+}
+
+/// The most word buckets a gate file may ask for.
+pub const MAX_WORDS: usize = 1 << 16;
+
 /// The logistic function.
 pub fn sigmoid(z: f32) -> f32 {
     1.0 / (1.0 + (-z).exp())
@@ -157,8 +250,8 @@ mod tests {
     #[test]
     fn probability_is_the_logistic_of_the_score() {
         let g = Gate::parse(&gate(vec![2.0, 0.0]), "t", 2).unwrap();
-        assert!((g.probability(&[0.5, 0.9]) - 0.5).abs() < 1e-6);
-        assert!(g.probability(&[1.0, 0.0]) > 0.7);
+        assert!((g.probability_of(&[0.5, 0.9]) - 0.5).abs() < 1e-6);
+        assert!(g.probability_of(&[1.0, 0.0]) > 0.7);
         assert!(g.passes(0.5) && !g.passes(0.49));
     }
 
@@ -170,7 +263,7 @@ mod tests {
         .to_string();
         let g = Gate::parse(&text, "t", 2).unwrap();
         // The second unit stays off (relu), the first passes 0.5 on: sigmoid(2 * 0.5).
-        assert!((g.probability(&[0.5, 0.9]) - sigmoid(1.0)).abs() < 1e-6);
+        assert!((g.probability_of(&[0.5, 0.9]) - sigmoid(1.0)).abs() < 1e-6);
         let bad = text.replace("[0.0,-10.0]", "[0.0]");
         assert!(Gate::parse(&bad, "t", 2).is_err());
     }
@@ -186,6 +279,55 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("format"));
+    }
+
+    #[test]
+    fn words_are_read_as_a_driver_says_them_not_which_names() {
+        let f = |t: &str| word_features(t, 1 << 12);
+        let unit = |v: &[f32]| (v.iter().map(|x| x * x).sum::<f32>() - 1.0).abs() < 1e-5;
+        assert!(unit(&f("I always shop at Lidl.")));
+        // Names and numbers are read by their kind, so the shop or the degree is not learnt.
+        assert_eq!(f("I always shop at Lidl."), f("I always shop at Aldi!"));
+        assert_eq!(f("Set it to 22 degrees"), f("set it to 19 degrees"));
+        // The first word is a word, whatever its case; "I" is no name.
+        assert_eq!(f("Always medium"), f("always medium"));
+        assert_ne!(f("I like jazz"), f("We like jazz"));
+        // A question reads differently from the statement.
+        assert_ne!(f("you like jazz"), f("you like jazz?"));
+        assert_eq!(f("I\u{2019}m cold"), f("I'm cold"));
+        assert!(f("").iter().all(|&x| x == 0.0) || unit(&f("")));
+        assert!(word_features("anything", 0).is_empty());
+    }
+
+    #[test]
+    fn a_gate_that_reads_words_reads_them_after_the_embedding() {
+        let buckets = 8;
+        let words = word_features("I love jazz", buckets);
+        // A weight on every bucket the sentence fills: the words alone decide.
+        let mut weights = vec![0.0f32, 0.0];
+        weights.extend(words.iter().map(|&w| if w > 0.0 { 10.0 } else { -10.0 }));
+        let text = serde_json::json!({"format": FORMAT, "embedder": "t", "threshold": 0.5,
+            "bias": -1.0, "words": buckets, "weights": weights})
+        .to_string();
+        let g = Gate::parse(&text, "t", 2).unwrap();
+        assert!(g.probability(&[0.3, 0.3], "I love jazz") > 0.99);
+        let mut x = vec![0.3, 0.3];
+        x.extend(&words);
+        assert_eq!(
+            g.probability(&[0.3, 0.3], "I love jazz"),
+            g.probability_of(&x)
+        );
+        // Its weights must cover the embedding and the buckets.
+        let short = text.replace(&format!("\"words\":{buckets}"), "\"words\":9");
+        let e = Gate::parse(&short, "g.json", 2).unwrap_err().to_string();
+        assert!(e.contains("9 word buckets"), "{e}");
+        // Words are read by logistic regression only.
+        let both = serde_json::json!({"format": FORMAT, "embedder": "t", "threshold": 0.5,
+            "hidden": [[1.0, 0.0]], "hidden_bias": [0.0], "words": 4,
+            "bias": 0.0, "weights": [1.0]})
+        .to_string();
+        let e = Gate::parse(&both, "g.json", 2).unwrap_err().to_string();
+        assert!(e.contains("hidden layer"), "{e}");
     }
 
     #[test]

@@ -347,3 +347,47 @@ fn a_missing_offer_model_is_named_and_the_margin_rule_needs_none() {
         .unwrap();
     assert_eq!(out.len(), 1, "{out:?}");
 }
+
+/// A short answer is read with the question put to it (`extraction.context`): the category the
+/// assistant asked about scores higher than for the sentence alone, and is the one stored. The
+/// same answer after an assistant's statement is read alone: the driver may be changing the
+/// subject.
+#[test]
+fn an_answer_is_read_with_the_question_put_to_it() {
+    let answer = "Warm, always warm, I can't stand that cold blue.";
+    let asked = conv(&[
+        ("user", "Change the cabin lights."),
+        (
+            "assistant",
+            "Which colour tone would you like for the ambient lighting?",
+        ),
+        ("user", answer),
+    ]);
+    let told = conv(&[
+        ("user", "Change the cabin lights."),
+        ("assistant", "The ambient lighting is changed."),
+        ("user", answer),
+    ]);
+    let score = |c: &Conversation, context: f32| {
+        let mut cfg = config();
+        cfg.extraction.context = context;
+        let models = glovebox::memory::Models::load(&cfg).unwrap();
+        let d = models
+            .schema()
+            .detail_by_key("interior_lighting_ambient_preferences")
+            .unwrap();
+        let views = models.explain(c, None, usize::MAX).unwrap();
+        let v = views.iter().find(|v| v.sentence == answer).unwrap();
+        v.best.iter().find(|(k, _)| *k == d).unwrap().1
+    };
+    assert!(score(&asked, 0.2) > score(&asked, 0.0));
+    assert_eq!(score(&told, 0.2), score(&told, 0.0));
+    // Through `remember` (each speaker's part keeps the question their turn answers).
+    let dir = tempdir().unwrap();
+    let m = open(dir.path());
+    let out = m.remember(&user("driver"), &asked).unwrap();
+    assert_eq!(
+        values_of(&m, &out, "interior_lighting_ambient_preferences"),
+        ["Warm"]
+    );
+}

@@ -210,7 +210,7 @@ pub fn run_vehicle(
     let (_, report, gate) = train(
         &xs,
         &samples,
-        (folds, threshold, hidden),
+        (folds, threshold, hidden, 0),
         json!({ "files": files }),
         (
             "glovebox eval vehicle-gate",
