@@ -370,5 +370,12 @@ mod tests {
             .to_string();
         assert!(e.contains("recall.sub_sharpness"), "{e}");
         assert!(Config::from_toml("[recall]\nsub_prior = -1.0\n", "t").is_err());
+        // An answer read only by its question would ignore what the driver said.
+        for bad in ["1.0", "-0.1"] {
+            let e = Config::from_toml(&format!("[extraction]\ncontext = {bad}\n"), "t")
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("extraction.context"), "{e}");
+        }
     }
 }
