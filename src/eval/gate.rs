@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 
 use super::fit::{fit, fit_mlp};
 use crate::conversation::{split_sentences, Conversation};
-use crate::memory::gate::{word_features, Gate, FORMAT};
+use crate::memory::gate::{read, Gate, FORMAT};
 use crate::memory::values::named_values;
 use crate::memory::Models;
 use crate::schema::Schema;
@@ -256,14 +256,14 @@ pub fn kvret_dialogues(
     Ok(out)
 }
 
-/// Appends each sample's [`word_features`] (`words` buckets; none at 0) to its embedding: what a
-/// gate that reads words reads.
+/// What a gate that reads `words` buckets reads of each sample (`memory::gate::read`), from
+/// its embedding; the embeddings as they are at 0.
 pub fn with_words(xs: &mut [Vec<f32>], samples: &[Sample], words: usize) {
     if words == 0 {
         return;
     }
     for (x, s) in xs.iter_mut().zip(samples) {
-        x.extend(word_features(&s.text, words));
+        *x = read(x, &s.text, words);
     }
 }
 

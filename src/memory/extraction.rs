@@ -92,19 +92,12 @@ impl Models {
         let vecs = self.embed_sentences(&sentences)?;
         Counters::time(&self.counters.embed_us, te);
         Counters::add(&self.counters.sentences, sentences.len() as u64);
-        let gate: Vec<f32> = vecs
-            .iter()
-            .zip(&sentences)
-            .map(|(v, s)| self.gate.probability(v, s))
-            .collect();
-        let passes = self.passing(&gate, &sentences);
+        let (gate, passes, scores) =
+            self.judge(conversation, (&sentences, &vecs), &protos, exclude, held)?;
         Counters::add(
             &self.counters.gated,
             passes.iter().filter(|&&p| p).count() as u64,
         );
-        let mut scores = extract::sentence_scores(&self.schema, &protos, &vecs, exclude);
-        self.read_in_context(conversation, &sentences, &protos, &mut scores, exclude)?;
-        self.settle_rows(&mut scores, &passes, &sentences, held);
         let leads = self.leads(&scores, &passes, &sentences);
         let x = &self.cfg.extraction;
         let offered = extract::offers(
@@ -234,16 +227,32 @@ impl Models {
         let sentences = extract::statements(&self.schema, conversation);
         let protos = self.prototypes()?;
         let vecs = self.embed_sentences(&sentences)?;
+        let inputs = self.judge(conversation, (&sentences, &vecs), &protos, exclude, &[])?;
+        Ok((sentences, inputs))
+    }
+
+    /// What extraction reads of a conversation's embedded statements: the gate's probability
+    /// of each, whether it passes ([`Models::passing`]), and its row of category scores, read
+    /// with the question put to it ([`Models::read_in_context`]) and settled by what it says
+    /// and what the speaker holds (`held`; [`Models::settle_rows`]).
+    fn judge(
+        &self,
+        conversation: &Conversation,
+        (sentences, vecs): (&[String], &[Vec<f32>]),
+        protos: &[extract::Prototype],
+        exclude: Option<&str>,
+        held: &extract::Held,
+    ) -> Result<OfferInputs, MemoryError> {
         let gate: Vec<f32> = vecs
             .iter()
-            .zip(&sentences)
+            .zip(sentences)
             .map(|(v, s)| self.gate.probability(v, s))
             .collect();
-        let passes = self.passing(&gate, &sentences);
-        let mut scores = extract::sentence_scores(&self.schema, &protos, &vecs, exclude);
-        self.read_in_context(conversation, &sentences, &protos, &mut scores, exclude)?;
-        self.settle_rows(&mut scores, &passes, &sentences, &[]);
-        Ok((sentences, (gate, passes, scores)))
+        let passes = self.passing(&gate, sentences);
+        let mut scores = extract::sentence_scores(&self.schema, protos, vecs, exclude);
+        self.read_in_context(conversation, sentences, protos, &mut scores, exclude)?;
+        self.settle_rows(&mut scores, &passes, sentences, held);
+        Ok((gate, passes, scores))
     }
 
     /// Moves an offer of a category with known values, whose evidence names none of them in

@@ -140,9 +140,7 @@ impl Gate {
         if self.words == 0 {
             return self.probability_of(v);
         }
-        let mut x = v.to_vec();
-        x.extend(word_features(sentence, self.words));
-        self.probability_of(&x)
+        self.probability_of(&read(v, sentence, self.words))
     }
 
     /// The probability for what the gate reads of a sentence: its embedding, followed by its
@@ -227,6 +225,14 @@ pub fn word_features(text: &str, buckets: usize) -> Vec<f32> {
         out.iter_mut().for_each(|x| *x /= norm);
     }
     out
+}
+
+/// What a gate that reads `words` buckets reads of a sentence: its embedding `v`, followed by
+/// its [`word_features`] (none at 0).
+pub fn read(v: &[f32], sentence: &str, words: usize) -> Vec<f32> {
+    let mut x = v.to_vec();
+    x.extend(word_features(sentence, words));
+    x
 }
 
 /// The most word buckets a gate file may ask for.
