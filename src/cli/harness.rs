@@ -93,6 +93,10 @@ pub enum EvalCommand {
         /// Hidden units (0: logistic regression on the sentence embedding).
         #[arg(long, default_value_t = 32)]
         hidden: usize,
+        /// The embedder layer whose pooled hidden states the gate reads beside the sentence's
+        /// embedding (`none`, the shipped vehicle gate: the embedding alone).
+        #[arg(long, default_value = "none", value_parser = parse_layer)]
+        layer: GateLayer,
         /// Write the gate fitted on all of the files here (config/gate-vehicle.json ships).
         #[arg(long, value_name = "FILE")]
         write: Option<PathBuf>,
@@ -126,6 +130,11 @@ pub enum EvalCommand {
         /// embedding alone).
         #[arg(long, default_value_t = 0)]
         words: usize,
+        /// The embedder layer whose pooled hidden states the gate reads beside the sentence's
+        /// embedding (`none`: the embedding alone; 3, the shipped gate: after three of
+        /// all-MiniLM-L6-v2's six layers).
+        #[arg(long, default_value = "3", value_parser = parse_layer)]
+        layer: GateLayer,
         /// Write the gate fitted on all of the data here (config/gate.json ships).
         #[arg(long, value_name = "FILE")]
         write: Option<PathBuf>,
@@ -215,6 +224,7 @@ pub fn eval(cfg: Config, command: EvalCommand, out: Output) -> Result<()> {
             folds,
             threshold,
             hidden,
+            layer,
             write,
         } => {
             let models = crate::memory::Models::load(&cfg)?;
@@ -226,7 +236,13 @@ pub fn eval(cfg: Config, command: EvalCommand, out: Output) -> Result<()> {
             let (report, gate) = crate::eval::gate::run_vehicle(
                 &models,
                 (&history, &qa, &files),
-                (folds, threshold, hidden),
+                crate::eval::gate::Fit {
+                    folds,
+                    threshold,
+                    hidden,
+                    words: 0,
+                    layer,
+                },
             )?;
             if let Some(p) = write.as_deref() {
                 write_json(p, &gate)?;
@@ -245,16 +261,36 @@ pub fn eval(cfg: Config, command: EvalCommand, out: Output) -> Result<()> {
             threshold,
             hidden,
             words,
+            layer,
             write,
             out: rows,
         } => eval_gate(
             cfg,
             (&carmem, &kvret, (vmb.as_deref(), vmb_qa.as_deref())),
-            (folds, threshold, hidden, words),
+            crate::eval::gate::Fit {
+                folds,
+                threshold,
+                hidden,
+                words,
+                layer,
+            },
             (write.as_deref(), rows.as_deref()),
             out,
         ),
     }
+}
+
+/// The gate's `--layer`: an embedder layer, or none (an alias, so that clap reads the
+/// `Option` as the value `none` rather than as a flag that may be left out).
+type GateLayer = Option<usize>;
+
+fn parse_layer(s: &str) -> Result<GateLayer, String> {
+    if s.eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    s.parse()
+        .map(Some)
+        .map_err(|_| format!("{s:?} is neither a layer number nor `none`"))
 }
 
 /// `glovebox bench`: the quick latency run (benches/README.md).
@@ -446,10 +482,11 @@ fn eval_vmb(
 fn eval_gate(
     cfg: Config,
     (carmem, kvret, vmb): (&Path, &Path, (Option<&Path>, Option<&Path>)),
-    (folds, threshold, hidden, words): (usize, f32, usize, usize),
+    fit: crate::eval::gate::Fit,
     (write, rows): (Option<&Path>, Option<&Path>),
     out: Output,
 ) -> Result<()> {
+    let (hidden, words) = (fit.hidden, fit.words);
     if hidden > 0 && words > 0 {
         anyhow::bail!("--words is read by logistic regression only: give --hidden 0 or --words 0");
     }
@@ -467,7 +504,7 @@ fn eval_gate(
         &users,
         kvret,
         vmb,
-        (folds, threshold, hidden, words),
+        fit,
         file.as_mut().map(|f| f as &mut dyn Write),
     )?;
     if let Some(f) = file.as_mut() {

@@ -26,10 +26,20 @@ fn grow(v: &mut Vec<f32>, n: usize) -> &mut [f32] {
     &mut v[..n]
 }
 
+/// The vectors of a batch's texts, and their poolings at the tap (empty without one).
+pub type Pooled = (Vec<Vec<f32>>, Vec<Vec<f32>>);
+
 /// Embeds token sequences (each non-empty, at most `bert.max_positions` long) into unit vectors:
 /// BERT, the mean of each sequence's last hidden states, L2 normalisation; the work split over
-/// `pool`.
-pub fn embed(bert: &Bert, seqs: &[Vec<u32>], pool: &Pool, s: &mut Scratch) -> Vec<Vec<f32>> {
+/// `pool`. With `tap` = `Some(n)` (`n` below the layer count), also the same pooling of the
+/// hidden states after the first `n` layers (the second list; empty without a tap).
+pub fn embed(
+    bert: &Bert,
+    seqs: &[Vec<u32>],
+    pool: &Pool,
+    s: &mut Scratch,
+    tap: Option<usize>,
+) -> Pooled {
     let dim = bert.dim;
     let m: usize = seqs.iter().map(Vec::len).sum();
     let hidden = grow(&mut s.hidden, m * dim);
@@ -49,7 +59,11 @@ pub fn embed(bert: &Bert, seqs: &[Vec<u32>], pool: &Pool, s: &mut Scratch) -> Ve
         }
     }
     kernels::layer_norm(hidden, &bert.emb_norm.g, &bert.emb_norm.b, bert.eps);
-    for layer in &bert.layers {
+    let mut tapped = Vec::new();
+    for (n, layer) in bert.layers.iter().enumerate() {
+        if tap == Some(n) {
+            tapped = mean_pool(&s.hidden[..m * dim], dim, seqs);
+        }
         let (hid, up) = (m * dim, m * layer.up.out);
         let qkv = grow(&mut s.qkv, 3 * hid);
         layer.qkv.apply(pool, &s.hidden[..hid], m, qkv, false);
@@ -68,7 +82,7 @@ pub fn embed(bert: &Bert, seqs: &[Vec<u32>], pool: &Pool, s: &mut Scratch) -> Ve
         let n = &layer.out_norm;
         kernels::add_layer_norm(&mut s.hidden[..hid], &s.tmp[..hid], &n.g, &n.b, bert.eps);
     }
-    mean_pool(&s.hidden[..m * dim], dim, seqs)
+    (mean_pool(&s.hidden[..m * dim], dim, seqs), tapped)
 }
 
 /// Token rows from which attention heads are split over the threads.

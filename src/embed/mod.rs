@@ -17,6 +17,7 @@ use std::sync::Mutex;
 
 use tokenizers::{Tokenizer, TruncationParams};
 
+pub use forward::Pooled;
 use forward::Scratch;
 pub use weights::Precision;
 use weights::{Bert, BertConfig};
@@ -41,9 +42,15 @@ pub enum EmbedError {
     Tokenize(String),
     #[error("embedder threads: {0}")]
     Threads(String),
+    #[error("the embedder has {layers} layers: beside its output it gives the hidden states after 0 to {} of them, not after {after}", layers.saturating_sub(1))]
+    Tap { after: usize, layers: usize },
     #[error(transparent)]
     Worker(#[from] crate::worker::WorkerError),
 }
+
+/// A text's embedding and, beside it, the same pooling of the hidden states after an earlier
+/// layer ([`Embedder::embed_tapped`]).
+pub type Tapped = (Vec<f32>, Vec<f32>);
 
 /// all-MiniLM-L6-v2, loaded once.
 pub struct Embedder {
@@ -159,14 +166,42 @@ impl Embedder {
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let mut out = Vec::with_capacity(texts.len());
         for chunk in texts.chunks(BATCH) {
-            out.extend(self.embed_batch(chunk)?);
+            out.extend(self.embed_batch(chunk, None)?.0);
         }
         Ok(out)
     }
 
-    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+    /// Layers of the model.
+    pub fn layers(&self) -> usize {
+        self.bert.layers.len()
+    }
+
+    /// Embeds texts as [`Embedder::embed`] does, each vector followed by the same pooling of the
+    /// hidden states after the model's first `after` layers (`after` below [`Embedder::layers`]):
+    /// one pass gives both. Early layers keep more of how a sentence is said (a request, a
+    /// habit, a question) than the last, which is trained to say what it is about.
+    pub fn embed_tapped(&self, texts: &[&str], after: usize) -> Result<Vec<Tapped>, EmbedError> {
+        if after >= self.layers() {
+            return Err(EmbedError::Tap {
+                after,
+                layers: self.layers(),
+            });
+        }
+        let mut out = Vec::with_capacity(texts.len());
+        for chunk in texts.chunks(BATCH) {
+            let (vecs, taps) = self.embed_batch(chunk, Some(after))?;
+            out.extend(vecs.into_iter().zip(taps));
+        }
+        Ok(out)
+    }
+
+    fn embed_batch(
+        &self,
+        texts: &[&str],
+        tap: Option<usize>,
+    ) -> Result<forward::Pooled, EmbedError> {
         if texts.is_empty() {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), Vec::new()));
         }
         let mut seqs = Vec::with_capacity(texts.len());
         for t in texts {
@@ -187,7 +222,7 @@ impl Embedder {
         let mut fresh = Scratch::default();
         let mut guard = self.scratch.try_lock().ok();
         let scratch = guard.as_deref_mut().unwrap_or(&mut fresh);
-        Ok(forward::embed(&self.bert, &seqs, &self.pool, scratch))
+        Ok(forward::embed(&self.bert, &seqs, &self.pool, scratch, tap))
     }
 
     /// Embeds one text.

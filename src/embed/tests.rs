@@ -145,3 +145,29 @@ fn long_texts_are_truncated_not_refused() {
     assert_eq!(v.len(), 2);
     assert!(v.iter().all(|v| v.iter().all(|x| x.is_finite())));
 }
+
+#[test]
+fn a_tap_gives_an_earlier_layers_pooling_beside_the_same_output() {
+    let e = model();
+    let texts = [
+        "I always shop at Lidl.",
+        "Where is the closest grocery store?",
+    ];
+    let plain = e.embed(&texts).unwrap();
+    let tapped = e.embed_tapped(&texts, 3).unwrap();
+    for ((v, t), p) in tapped.iter().zip(&plain) {
+        // The output is the same as without a tap; the tap is another unit vector.
+        assert_eq!(v, p);
+        assert_eq!(t.len(), EMBED_DIM);
+        assert!((t.iter().map(|a| a * a).sum::<f32>() - 1.0).abs() < 1e-4);
+        assert!(cosine(v, t) < 0.99);
+    }
+    // Batched or alone, the tap is the same.
+    let one = e.embed_tapped(&texts[1..], 3).unwrap();
+    assert!(cosine(&one[0].1, &tapped[1].1) > 0.9999);
+    let err = e.embed_tapped(&texts, e.layers()).unwrap_err().to_string();
+    assert!(
+        err.contains("after 0 to 5") && err.contains("not after 6"),
+        "{err}"
+    );
+}

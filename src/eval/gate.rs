@@ -256,15 +256,31 @@ pub fn kvret_dialogues(
     Ok(out)
 }
 
-/// What a gate that reads `words` buckets reads of each sample (`memory::gate::read`), from
-/// its embedding; the embeddings as they are at 0.
-pub fn with_words(xs: &mut [Vec<f32>], samples: &[Sample], words: usize) {
-    if words == 0 {
-        return;
-    }
-    for (x, s) in xs.iter_mut().zip(samples) {
-        *x = read(x, &s.text, words);
-    }
+/// How a gate is fitted: cross-validation folds (below 2: none), the threshold it ships with,
+/// hidden units (0: logistic regression), and what it reads beside the sentence's embedding
+/// (`memory::gate::read`): word buckets (0: none) and the embedder layer whose pooling it reads.
+#[derive(Debug, Clone, Copy)]
+pub struct Fit {
+    pub folds: usize,
+    pub threshold: f32,
+    pub hidden: usize,
+    pub words: usize,
+    pub layer: Option<usize>,
+}
+
+/// What a gate fitted with `fit` reads of each sample (`memory::gate::read`), embedded anew.
+pub fn readings(
+    models: &Models,
+    samples: &[Sample],
+    fit: &Fit,
+) -> Result<Vec<Vec<f32>>, EvalError> {
+    let embedded =
+        models.embed_tapped(samples.iter().map(|s| s.text.clone()).collect(), fit.layer)?;
+    Ok(embedded
+        .iter()
+        .zip(samples)
+        .map(|((v, tap), s)| read(v, tap, &s.text, fit.words))
+        .collect())
 }
 
 /// Fits the gate: logistic regression (`hidden` = 0) or a one-hidden-layer network.
@@ -284,6 +300,7 @@ pub fn fit_gate(xs: &[Vec<f32>], ys: &[bool], hidden: usize, threshold: f32) -> 
         bias,
         weights,
         words: 0,
+        layer: None,
         about: Value::Null,
     }
 }
@@ -398,7 +415,7 @@ pub fn run(
     users: &[EvalUser],
     kvret: &Path,
     (vmb, vmb_qa): (Option<&Path>, Option<&Path>),
-    (folds, threshold, hidden, words): (usize, f32, usize, usize),
+    fit: Fit,
     mut rows: Option<&mut dyn std::io::Write>,
 ) -> Result<(Value, Gate), EvalError> {
     let mut samples = carmem_samples(models.schema(), users);
@@ -411,12 +428,11 @@ pub fn run(
         (Some(dir), None) => samples.extend(vmb_samples(dir, VMB_STEP)?),
         _ => {}
     }
-    let mut xs = models.embed(samples.iter().map(|s| s.text.clone()).collect())?;
-    with_words(&mut xs, &samples, words);
+    let xs = readings(models, &samples, &fit)?;
     let (probs, report, gate) = train(
         &xs,
         &samples,
-        (folds, threshold, hidden, words),
+        fit,
         json!({}),
         (
             "glovebox eval gate",
@@ -439,10 +455,17 @@ pub fn run(
 pub fn train(
     xs: &[Vec<f32>],
     samples: &[Sample],
-    (folds, threshold, hidden, words): (usize, f32, usize, usize),
+    fit: Fit,
     mut report: Value,
     (trained_by, data): (&str, &str),
 ) -> (Vec<f32>, Value, Gate) {
+    let Fit {
+        folds,
+        threshold,
+        hidden,
+        words,
+        layer,
+    } = fit;
     let probs = if folds >= 2 {
         cross_validated(xs, samples, folds, hidden)
     } else {
@@ -463,6 +486,7 @@ pub fn train(
         ("folds", json!(folds)),
         ("hidden", json!(hidden)),
         ("words", json!(words)),
+        ("layer", json!(layer)),
         ("cross_validated", measures),
         ("shipped_threshold", json!(threshold)),
     ] {
@@ -471,6 +495,7 @@ pub fn train(
     let ys: Vec<bool> = samples.iter().map(|s| s.positive).collect();
     let mut gate = fit_gate(xs, &ys, hidden, threshold);
     gate.words = words;
+    gate.layer = layer;
     gate.about = json!({
         "trained_by": trained_by,
         "data": data,

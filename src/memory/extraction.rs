@@ -89,11 +89,16 @@ impl Models {
         let sentences = extract::statements(&self.schema, conversation);
         let protos = self.prototypes()?;
         let te = Instant::now();
-        let vecs = self.embed_sentences(&sentences)?;
+        let (vecs, taps) = self.embed_sentences(&sentences)?;
         Counters::time(&self.counters.embed_us, te);
         Counters::add(&self.counters.sentences, sentences.len() as u64);
-        let (gate, passes, scores) =
-            self.judge(conversation, (&sentences, &vecs), &protos, exclude, held)?;
+        let (gate, passes, scores) = self.judge(
+            conversation,
+            (&sentences, &vecs, &taps),
+            &protos,
+            exclude,
+            held,
+        )?;
         Counters::add(
             &self.counters.gated,
             passes.iter().filter(|&&p| p).count() as u64,
@@ -226,27 +231,35 @@ impl Models {
     ) -> Result<(Vec<String>, OfferInputs), MemoryError> {
         let sentences = extract::statements(&self.schema, conversation);
         let protos = self.prototypes()?;
-        let vecs = self.embed_sentences(&sentences)?;
-        let inputs = self.judge(conversation, (&sentences, &vecs), &protos, exclude, &[])?;
+        let (vecs, taps) = self.embed_sentences(&sentences)?;
+        let inputs = self.judge(
+            conversation,
+            (&sentences, &vecs, &taps),
+            &protos,
+            exclude,
+            &[],
+        )?;
         Ok((sentences, inputs))
     }
 
-    /// What extraction reads of a conversation's embedded statements: the gate's probability
+    /// What extraction reads of a conversation's embedded statements (each with the pooling
+    /// the gate reads beside its embedding, see [`Models::embed_tapped`]): the gate's probability
     /// of each, whether it passes ([`Models::passing`]), and its row of category scores, read
     /// with the question put to it ([`Models::read_in_context`]) and settled by what it says
     /// and what the speaker holds (`held`; [`Models::settle_rows`]).
     fn judge(
         &self,
         conversation: &Conversation,
-        (sentences, vecs): (&[String], &[Vec<f32>]),
+        (sentences, vecs, taps): (&[String], &[Vec<f32>], &[Vec<f32>]),
         protos: &[extract::Prototype],
         exclude: Option<&str>,
         held: &extract::Held,
     ) -> Result<OfferInputs, MemoryError> {
         let gate: Vec<f32> = vecs
             .iter()
+            .zip(taps)
             .zip(sentences)
-            .map(|(v, s)| self.gate.probability(v, s))
+            .map(|((v, t), s)| self.gate.probability(v, t, s))
             .collect();
         let passes = self.passing(&gate, sentences);
         let mut scores = extract::sentence_scores(&self.schema, protos, vecs, exclude);

@@ -5,8 +5,11 @@
 //! recalled into every later answer), and neither the category embedder (it always has a
 //! nearest category) nor a small LLM (it rarely answers `none`) can make that call. The gate
 //! is a classifier trained on data with negatives: logistic regression on the sentence's
-//! embedding (the same embedder that extraction already runs, so it costs one dot product per
-//! sentence). It knows nothing of categories, so it holds for any schema.
+//! embedding and, beside it, the pooling of the embedder's hidden states after an earlier
+//! layer (the shipped gate: the third), which keeps more of how a sentence is said (a request,
+//! a question, a habit) than the last layer, trained to say what it is about. The same pass of
+//! the embedder that extraction already runs gives both, so it costs one dot product per
+//! sentence. It knows nothing of categories, so it holds for any schema.
 //!
 //! The weights come from `glovebox eval gate` (trained on the development data, reported
 //! cross-validated by user and dialogue; docs/results.md) and are shipped as
@@ -35,9 +38,10 @@ pub enum GateError {
 }
 
 /// A trained gate: `P(lasting preference | sentence) = sigmoid(weights · h + bias)`, where `h`
-/// is the sentence's unit-length embedding `v` itself (logistic regression, no hidden layer),
-/// followed by its [`word_features`] when `words` is not 0, or a hidden layer
-/// `h = relu(hidden · v + hidden_bias)`; a sentence passes at `threshold` or above.
+/// is what the gate reads of the sentence, `x`: its unit-length embedding, followed by the
+/// embedder's pooled hidden states after `layer` layers when `layer` is set, and by its
+/// [`word_features`] when `words` is not 0 (logistic regression, no hidden layer), or a hidden
+/// layer `h = relu(hidden · x + hidden_bias)`; a sentence passes at `threshold` or above.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Gate {
     pub format: String,
@@ -56,6 +60,11 @@ pub struct Gate {
     /// 0: the embedding alone.
     #[serde(default)]
     pub words: usize,
+    /// The embedder layer after which the sentence's hidden states are pooled and read beside
+    /// its embedding ([`crate::embed::Embedder::embed_tapped`]: how a sentence is said, which
+    /// the last layer, trained for what it is about, keeps less of); none: the embedding alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layer: Option<usize>,
     /// What it was trained on and how it measured, for people (not read by the runtime).
     #[serde(default)]
     pub about: serde_json::Value,
@@ -87,20 +96,28 @@ impl Gate {
                 g.words
             )));
         }
+        if g.layer.is_some_and(|l| l > MAX_LAYER) {
+            return Err(invalid(format!(
+                "reads the hidden states after layer {}, beyond any embedder's ({MAX_LAYER} at most)",
+                g.layer.unwrap_or_default()
+            )));
+        }
+        let read = g.embedding_inputs(dim);
         let inputs = if g.hidden.is_empty() {
-            dim + g.words
+            read + g.words
         } else {
             g.hidden.len()
         };
-        if g.hidden.iter().any(|row| row.len() != dim) || g.hidden_bias.len() != g.hidden.len() {
+        if g.hidden.iter().any(|row| row.len() != read) || g.hidden_bias.len() != g.hidden.len() {
             return Err(invalid(format!(
-                "its hidden layer does not read {dim}-dimensional vectors"
+                "its hidden layer does not read {read}-dimensional vectors"
             )));
         }
         if g.weights.len() != inputs {
             return Err(invalid(format!(
-                "has {} output weights for {inputs} inputs (the embedder gives {dim}-dimensional vectors, and {} word buckets)",
+                "has {} output weights for {inputs} inputs (the embedder gives {dim}-dimensional vectors{}, and {} word buckets)",
                 g.weights.len(),
+                if g.layer.is_some() { ", two of them" } else { "" },
                 g.words
             )));
         }
@@ -135,16 +152,23 @@ impl Gate {
         }
     }
 
-    /// The probability that `sentence`, whose embedding is `v`, states a lasting preference.
-    pub fn probability(&self, v: &[f32], sentence: &str) -> f32 {
-        if self.words == 0 {
-            return self.probability_of(v);
-        }
-        self.probability_of(&read(v, sentence, self.words))
+    /// Inputs the gate reads from the embedder: the embedding's `dim`, twice with a `layer`.
+    fn embedding_inputs(&self, dim: usize) -> usize {
+        dim * (1 + usize::from(self.layer.is_some()))
     }
 
-    /// The probability for what the gate reads of a sentence: its embedding, followed by its
-    /// word features when the gate reads words (as [`Gate::probability`] builds it).
+    /// The probability that `sentence`, whose embedding is `v` and whose pooled hidden states
+    /// after the gate's `layer` are `tap` (empty when the gate reads no layer), states a
+    /// lasting preference.
+    pub fn probability(&self, v: &[f32], tap: &[f32], sentence: &str) -> f32 {
+        if self.words == 0 && self.layer.is_none() {
+            return self.probability_of(v);
+        }
+        self.probability_of(&read(v, tap, sentence, self.words))
+    }
+
+    /// The probability for what the gate reads of a sentence ([`read`]: its embedding, its
+    /// layer's pooling when it reads one, its word features when it reads words).
     pub fn probability_of(&self, v: &[f32]) -> f32 {
         let dot = |w: &[f32], x: &[f32]| w.iter().zip(x).map(|(a, b)| a * b).sum::<f32>();
         if self.hidden.is_empty() {
@@ -227,16 +251,23 @@ pub fn word_features(text: &str, buckets: usize) -> Vec<f32> {
     out
 }
 
-/// What a gate that reads `words` buckets reads of a sentence: its embedding `v`, followed by
-/// its [`word_features`] (none at 0).
-pub fn read(v: &[f32], sentence: &str, words: usize) -> Vec<f32> {
-    let mut x = v.to_vec();
+/// What a gate reads of a sentence: its embedding `v`, followed by `tap` (the embedder's
+/// pooling after the gate's layer; empty for a gate that reads none) and its [`word_features`]
+/// in `words` buckets (none at 0).
+pub fn read(v: &[f32], tap: &[f32], sentence: &str, words: usize) -> Vec<f32> {
+    let mut x = Vec::with_capacity(v.len() + tap.len() + words);
+    x.extend_from_slice(v);
+    x.extend_from_slice(tap);
     x.extend(word_features(sentence, words));
     x
 }
 
 /// The most word buckets a gate file may ask for.
 pub const MAX_WORDS: usize = 1 << 16;
+
+/// The deepest embedder layer a gate file may read (the model's own count is checked when
+/// the models load).
+pub const MAX_LAYER: usize = 64;
 
 /// The logistic function.
 pub fn sigmoid(z: f32) -> f32 {
@@ -316,11 +347,11 @@ mod tests {
             "bias": -1.0, "words": buckets, "weights": weights})
         .to_string();
         let g = Gate::parse(&text, "t", 2).unwrap();
-        assert!(g.probability(&[0.3, 0.3], "I love jazz") > 0.99);
+        assert!(g.probability(&[0.3, 0.3], &[], "I love jazz") > 0.99);
         let mut x = vec![0.3, 0.3];
         x.extend(&words);
         assert_eq!(
-            g.probability(&[0.3, 0.3], "I love jazz"),
+            g.probability(&[0.3, 0.3], &[], "I love jazz"),
             g.probability_of(&x)
         );
         // Its weights must cover the embedding and the buckets.
@@ -334,6 +365,24 @@ mod tests {
         .to_string();
         let e = Gate::parse(&both, "g.json", 2).unwrap_err().to_string();
         assert!(e.contains("hidden layer"), "{e}");
+    }
+
+    #[test]
+    fn a_gate_that_reads_a_layer_reads_it_after_the_embedding() {
+        let text = serde_json::json!({"format": FORMAT, "embedder": "t", "threshold": 0.5,
+            "bias": 0.0, "layer": 3, "weights": [0.0, 0.0, 4.0, -4.0]})
+        .to_string();
+        let g = Gate::parse(&text, "t", 2).unwrap();
+        // The embedding weighs nothing here: the layer's pooling decides.
+        assert!(g.probability(&[1.0, 0.0], &[1.0, 0.0], "x") > 0.98);
+        assert!(g.probability(&[1.0, 0.0], &[0.0, 1.0], "x") < 0.02);
+        // Its weights must cover both vectors.
+        let short = text.replace("[0.0,0.0,4.0,-4.0]", "[0.0,0.0]");
+        let e = Gate::parse(&short, "g.json", 2).unwrap_err().to_string();
+        assert!(e.contains("2 output weights for 4 inputs"), "{e}");
+        let deep = text.replace("\"layer\":3", "\"layer\":1000");
+        let e = Gate::parse(&deep, "g.json", 2).unwrap_err().to_string();
+        assert!(e.contains("layer 1000"), "{e}");
     }
 
     #[test]

@@ -10,7 +10,7 @@ use super::extract::{self, Prototype};
 use super::{gate, maintain, offer, prior, relevance, MemoryError, SubPrior};
 use crate::cache;
 use crate::config::Config;
-use crate::embed::{Embedder, EMBED_DIM};
+use crate::embed::{Embedder, Pooled, Tapped, EMBED_DIM};
 use crate::llm::{Llm, Request};
 use crate::schema::{DetailId, Schema};
 use crate::worker::{Lane, Worker};
@@ -42,7 +42,7 @@ pub struct Models {
     pub(super) answers: Mutex<HashMap<(String, String), Answer>>,
     /// Sentence vectors embedded ahead of extraction ([`Models::embed_ahead`]), each taken out
     /// when extraction uses it: empty unless a caller embeds ahead.
-    ahead: Mutex<HashMap<String, Vec<f32>>>,
+    ahead: Mutex<HashMap<String, Tapped>>,
     /// Work done so far (`memory::counters`).
     pub(super) counters: super::counters::Counters,
 }
@@ -95,6 +95,12 @@ impl Models {
         let embedder = Worker::spawn("embedder", cfg.server.queue.max(64), move || {
             Embedder::load(&emb_path).map_err(MemoryError::from)
         })?;
+        if let Some(after) = gate.layer {
+            let layers = embedder.call(|e| e.layers())?;
+            if after >= layers {
+                return Err(crate::embed::EmbedError::Tap { after, layers }.into());
+            }
+        }
         Ok(Arc::new(Models {
             cfg: cfg.clone(),
             extract_prefix: extract::prompt_prefix(&schema).into(),
@@ -188,6 +194,32 @@ impl Models {
         Ok(out)
     }
 
+    /// Embeds texts as [`Models::embed`] does, each with the embedder's pooling after `layer`
+    /// beside it (an empty vector when `layer` is `None`): what a preference gate reading that
+    /// layer reads ([`gate::read`]).
+    pub fn embed_tapped(
+        &self,
+        texts: Vec<String>,
+        layer: Option<usize>,
+    ) -> Result<Vec<Tapped>, MemoryError> {
+        let Some(after) = layer else {
+            return Ok(self
+                .embed(texts)?
+                .into_iter()
+                .map(|v| (v, Vec::new()))
+                .collect());
+        };
+        let mut out = Vec::with_capacity(texts.len());
+        for chunk in texts.chunks(crate::embed::BATCH) {
+            let chunk = chunk.to_vec();
+            out.extend(self.embedder.call_in(Lane::Bulk, move |e| {
+                let refs: Vec<&str> = chunk.iter().map(String::as_str).collect();
+                e.embed_tapped(&refs, after)
+            })??);
+        }
+        Ok(out)
+    }
+
     /// Embeds sentences that extraction will read soon (a whole history about to be
     /// remembered), in full batches of similar length, and keeps their vectors until
     /// [`Models::embed_sentences`] takes them: many short conversations then cost a few large
@@ -203,17 +235,15 @@ impl Models {
         };
         todo.sort_by(|a, b| (a.len(), a).cmp(&(b.len(), b)));
         todo.dedup();
-        let vecs = self.embed(todo.clone())?;
+        let vecs = self.embed_tapped(todo.clone(), self.gate.layer)?;
         super::lock(&self.ahead).extend(todo.into_iter().zip(vecs));
         Ok(())
     }
 
-    /// Vectors of extraction's sentences: those embedded ahead (taken out), the rest now.
-    pub(super) fn embed_sentences(
-        &self,
-        sentences: &[String],
-    ) -> Result<Vec<Vec<f32>>, MemoryError> {
-        let mut out: Vec<Option<Vec<f32>>> = {
+    /// Vectors of extraction's sentences, each with what the gate reads of its layer (see
+    /// [`Models::embed_tapped`]): those embedded ahead (taken out), the rest now.
+    pub(super) fn embed_sentences(&self, sentences: &[String]) -> Result<Pooled, MemoryError> {
+        let mut out: Vec<Option<Tapped>> = {
             let mut ahead = super::lock(&self.ahead);
             sentences.iter().map(|s| ahead.remove(s)).collect()
         };
@@ -223,11 +253,11 @@ impl Models {
             .filter(|(_, v)| v.is_none())
             .map(|(s, _)| s.clone())
             .collect();
-        let mut fresh = self.embed(missing)?.into_iter();
+        let mut fresh = self.embed_tapped(missing, self.gate.layer)?.into_iter();
         for v in out.iter_mut().filter(|v| v.is_none()) {
             *v = fresh.next();
         }
-        Ok(out.into_iter().flatten().collect())
+        Ok(out.into_iter().flatten().unzip())
     }
 
     /// Embeds one utterance in the urgent lane: it runs before any waiting bulk batch.

@@ -207,3 +207,85 @@ fn eval_explain_shows_gate_offer_and_best_categories_per_sentence() {
     assert!(stated["passes"].as_bool().unwrap(), "{stated}");
     assert_eq!(stated["best"][0][0], "preferred_temperature", "{stated}");
 }
+
+#[test]
+fn eval_gate_fits_a_gate_that_reads_a_layer_and_the_runtime_uses_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/carmem_one_user.jsonl");
+    // Two KVRET-shaped dialogues: driver requests, all negatives.
+    let kvret = dir.path().join("kvret.json");
+    let dialogue = |intent: &str, text: &str| {
+        serde_json::json!({"scenario": {"task": {"intent": intent}},
+            "dialogue": [{"turn": "driver", "data": {"utterance": text}},
+                         {"turn": "assistant", "data": {"utterance": "Sure."}}]})
+    };
+    let dialogues = serde_json::json!([
+        dialogue("weather", "What will the weather in Fresno be tomorrow?"),
+        dialogue("navigate", "Where is the closest grocery store?"),
+    ]);
+    std::fs::write(&kvret, dialogues.to_string()).unwrap();
+    let gate_file = dir.path().join("gate.json");
+    let gate_run = |layer: &str| {
+        Command::new(env!("CARGO_BIN_EXE_glovebox"))
+            .arg("--models")
+            .arg(models_dir())
+            .args([
+                "--json", "eval", "gate", "--hidden", "0", "--folds", "0", "--carmem",
+            ])
+            .arg(&data)
+            .arg("--kvret")
+            .arg(&kvret)
+            .args(["--layer", layer, "--write"])
+            .arg(&gate_file)
+            .output()
+            .unwrap()
+    };
+    // MiniLM has six layers: the hidden states after a seventh do not exist.
+    let bad = gate_run("6");
+    assert!(!bad.status.success());
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("6 layers") && err.contains("not after 6"),
+        "{err}"
+    );
+    assert!(!gate_file.exists(), "a refused fit writes no gate");
+
+    let ok = gate_run("3");
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let r: Value = serde_json::from_slice(&ok.stdout).unwrap();
+    assert_eq!(r["layer"], 3, "{r}");
+    let dim = glovebox::embed::EMBED_DIM;
+    let gate = glovebox::memory::gate::Gate::load(Some(&gate_file), dim).unwrap();
+    assert_eq!(gate.layer, Some(3));
+    assert_eq!(gate.weights.len(), 2 * dim);
+
+    // The runtime reads the same layer: extraction under this gate scores a sentence as the
+    // gate does from the sentence's embedding and its pooling after layer 3.
+    let mut cfg = crate::common::config();
+    cfg.extraction.gate = Some(gate_file.clone());
+    let models = glovebox::memory::Models::load(&cfg).unwrap();
+    let text = "I always keep the cabin at 22 degrees, that's the temperature I like.";
+    let conv = glovebox::conversation::Conversation::from_value(&serde_json::json!([
+        {"role": "user", "text": text}, {"role": "assistant", "text": "Noted."}]))
+    .unwrap();
+    let seen = models.explain(&conv, None, 1).unwrap();
+    assert_eq!(seen.len(), 1);
+    let (v, tap) = models
+        .embed_tapped(vec![text.to_string()], Some(3))
+        .unwrap()
+        .pop()
+        .unwrap();
+    assert_eq!(tap.len(), dim);
+    let direct = gate.probability(&v, &tap, text);
+    assert!(
+        (seen[0].gate - direct).abs() < 1e-5,
+        "{} vs {direct}",
+        seen[0].gate
+    );
+    // Without the layer's pooling the same weights read something else.
+    assert!((gate.probability_of(&[v.clone(), vec![0.0; dim]].concat()) - direct).abs() > 1e-6);
+}

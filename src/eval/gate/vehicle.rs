@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::{train, Sample, Source};
+use super::{readings, train, Fit, Sample, Source};
 use crate::conversation::split_sentences;
 use crate::eval::carmem::EvalError;
 use crate::memory::gate::Gate;
@@ -192,7 +192,7 @@ fn quoted(text: &str) -> Vec<String> {
 pub fn run_vehicle(
     models: &Models,
     (history, qa, files): (&Path, &Path, &[usize]),
-    (folds, threshold, hidden): (usize, f32, usize),
+    fit: Fit,
 ) -> Result<(Value, Gate), EvalError> {
     // The schema's known values, single words of four letters or more ("blue", "outside",
     // "1080p"; "single_loop" as "single loop" is two words and left out): shorter ones ("on",
@@ -206,11 +206,11 @@ pub fn run_vehicle(
         .filter(|a| a.len() >= 4 && a.chars().all(|c| c.is_alphanumeric()))
         .collect();
     let samples = vehicle_samples(history, qa, files, VEHICLE_STEP, Some(&values))?;
-    let xs = models.embed(samples.iter().map(|s| s.text.clone()).collect())?;
+    let xs = readings(models, &samples, &fit)?;
     let (_, report, gate) = train(
         &xs,
         &samples,
-        (folds, threshold, hidden, 0),
+        fit,
         json!({ "files": files }),
         (
             "glovebox eval vehicle-gate",

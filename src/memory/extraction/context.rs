@@ -33,7 +33,7 @@ impl Models {
         let mut texts: Vec<String> = before.iter().flatten().cloned().collect();
         texts.sort();
         texts.dedup();
-        let vecs = self.embed_sentences(&texts)?;
+        let (vecs, _) = self.embed_sentences(&texts)?;
         let rows = extract::sentence_scores(&self.schema, prototypes, &vecs, exclude);
         let ctx: Vec<Option<Vec<f32>>> = before
             .iter()
