@@ -96,10 +96,9 @@ impl Gate {
                 g.words
             )));
         }
-        if g.layer.is_some_and(|l| l > MAX_LAYER) {
+        if let Some(l) = g.layer.filter(|&l| l > MAX_LAYER) {
             return Err(invalid(format!(
-                "reads the hidden states after layer {}, beyond any embedder's ({MAX_LAYER} at most)",
-                g.layer.unwrap_or_default()
+                "reads the hidden states after layer {l}, beyond any embedder's ({MAX_LAYER} at most)"
             )));
         }
         let read = g.embedding_inputs(dim);
@@ -161,6 +160,11 @@ impl Gate {
     /// after the gate's `layer` are `tap` (empty when the gate reads no layer), states a
     /// lasting preference.
     pub fn probability(&self, v: &[f32], tap: &[f32], sentence: &str) -> f32 {
+        debug_assert_eq!(
+            tap.is_empty(),
+            self.layer.is_none(),
+            "a gate's layer and the pooling it is given go together"
+        );
         if self.words == 0 && self.layer.is_none() {
             return self.probability_of(v);
         }
