@@ -176,17 +176,22 @@ impl Embedder {
         self.bert.layers.len()
     }
 
+    /// Whether the hidden states after `after` layers can be read beside the output (`after`
+    /// below [`Embedder::layers`]).
+    pub fn check_tap(&self, after: usize) -> Result<(), EmbedError> {
+        let layers = self.layers();
+        if after >= layers {
+            return Err(EmbedError::Tap { after, layers });
+        }
+        Ok(())
+    }
+
     /// Embeds texts as [`Embedder::embed`] does, each vector followed by the same pooling of the
     /// hidden states after the model's first `after` layers (`after` below [`Embedder::layers`]):
     /// one pass gives both. Early layers keep more of how a sentence is said (a request, a
     /// habit, a question) than the last, which is trained to say what it is about.
     pub fn embed_tapped(&self, texts: &[&str], after: usize) -> Result<Vec<Tapped>, EmbedError> {
-        if after >= self.layers() {
-            return Err(EmbedError::Tap {
-                after,
-                layers: self.layers(),
-            });
-        }
+        self.check_tap(after)?;
         let mut out = Vec::with_capacity(texts.len());
         for chunk in texts.chunks(BATCH) {
             let (vecs, taps) = self.embed_batch(chunk, Some(after))?;

@@ -96,10 +96,7 @@ impl Models {
             Embedder::load(&emb_path).map_err(MemoryError::from)
         })?;
         if let Some(after) = gate.layer {
-            let layers = embedder.call(|e| e.layers())?;
-            if after >= layers {
-                return Err(crate::embed::EmbedError::Tap { after, layers }.into());
-            }
+            embedder.call(move |e| e.check_tap(after))??;
         }
         Ok(Arc::new(Models {
             cfg: cfg.clone(),
@@ -183,15 +180,7 @@ impl Models {
     /// Embeds texts on the embedder's thread, in the bulk lane, one job per batch of
     /// [`crate::embed::BATCH`] texts: an urgent job (recall) waits for one batch at most.
     pub fn embed(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, MemoryError> {
-        let mut out = Vec::with_capacity(texts.len());
-        for chunk in texts.chunks(crate::embed::BATCH) {
-            let chunk = chunk.to_vec();
-            out.extend(self.embedder.call_in(Lane::Bulk, move |e| {
-                let refs: Vec<&str> = chunk.iter().map(String::as_str).collect();
-                e.embed(&refs)
-            })??);
-        }
-        Ok(out)
+        self.in_bulk(texts, |e, refs| e.embed(refs))
     }
 
     /// Embeds texts as [`Models::embed`] does, each with the embedder's pooling after `layer`
@@ -202,19 +191,32 @@ impl Models {
         texts: Vec<String>,
         layer: Option<usize>,
     ) -> Result<Vec<Tapped>, MemoryError> {
-        let Some(after) = layer else {
-            return Ok(self
+        match layer {
+            None => Ok(self
                 .embed(texts)?
                 .into_iter()
                 .map(|v| (v, Vec::new()))
-                .collect());
-        };
+                .collect()),
+            Some(after) => self.in_bulk(texts, move |e, refs| e.embed_tapped(refs, after)),
+        }
+    }
+
+    /// Runs `f` over `texts` on the embedder's thread in the bulk lane, one job per batch of
+    /// [`crate::embed::BATCH`] texts, and gathers what it gives in order.
+    fn in_bulk<T: Send + 'static>(
+        &self,
+        texts: Vec<String>,
+        f: impl Fn(&Embedder, &[&str]) -> Result<Vec<T>, crate::embed::EmbedError>
+            + Copy
+            + Send
+            + 'static,
+    ) -> Result<Vec<T>, MemoryError> {
         let mut out = Vec::with_capacity(texts.len());
         for chunk in texts.chunks(crate::embed::BATCH) {
             let chunk = chunk.to_vec();
             out.extend(self.embedder.call_in(Lane::Bulk, move |e| {
                 let refs: Vec<&str> = chunk.iter().map(String::as_str).collect();
-                e.embed_tapped(&refs, after)
+                f(e, &refs)
             })??);
         }
         Ok(out)
