@@ -116,6 +116,11 @@ pub enum EvalCommand {
         /// quote are positives.
         #[arg(long, value_name = "DIR")]
         vmb_qa: Option<PathBuf>,
+        /// CarMem's revealing sentences read against issue 13's definition (JSON lines
+        /// `{"text", "label": "lasting" | "request"}`, config/lasting-labels.jsonl): those
+        /// labelled `request` are negatives.
+        #[arg(long, value_name = "FILE")]
+        labels: Option<PathBuf>,
         /// Cross-validation folds (by CarMem user, KVRET dialogue and history file).
         #[arg(long, default_value_t = 5)]
         folds: usize,
@@ -257,6 +262,7 @@ pub fn eval(cfg: Config, command: EvalCommand, out: Output) -> Result<()> {
             kvret,
             vmb,
             vmb_qa,
+            labels,
             folds,
             threshold,
             hidden,
@@ -267,6 +273,7 @@ pub fn eval(cfg: Config, command: EvalCommand, out: Output) -> Result<()> {
         } => eval_gate(
             cfg,
             (&carmem, &kvret, (vmb.as_deref(), vmb_qa.as_deref())),
+            labels.as_deref(),
             crate::eval::gate::Fit {
                 folds,
                 threshold,
@@ -482,6 +489,7 @@ fn eval_vmb(
 fn eval_gate(
     cfg: Config,
     (carmem, kvret, vmb): (&Path, &Path, (Option<&Path>, Option<&Path>)),
+    labels: Option<&Path>,
     fit: crate::eval::gate::Fit,
     (write, rows): (Option<&Path>, Option<&Path>),
     out: Output,
@@ -504,6 +512,7 @@ fn eval_gate(
         &users,
         kvret,
         vmb,
+        labels,
         fit,
         file.as_mut().map(|f| f as &mut dyn Write),
     )?;

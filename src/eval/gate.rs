@@ -12,7 +12,7 @@
 //!
 //! A conversation whose value no single sentence names is left out (its label is not certain).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use serde_json::{json, Value};
@@ -26,7 +26,9 @@ use crate::schema::Schema;
 
 use super::carmem::{EvalError, EvalUser};
 
+mod labels;
 mod vehicle;
+pub use labels::read_labels;
 pub use vehicle::{run_vehicle, vehicle_samples, DEV_FILES, VEHICLE_STEP};
 
 /// Where a sentence comes from (for the report).
@@ -38,6 +40,9 @@ pub enum Source {
     CarmemOther,
     /// A CarMem retrieval request.
     CarmemRequest,
+    /// A CarMem sentence naming the ground-truth value that the labels (`--labels`) call a
+    /// one-off request, not a lasting preference.
+    CarmemLabelledRequest,
     /// A KVRET driver sentence, with the dialogue's intent.
     Kvret(Intent),
     /// A line of a VehicleMemBench household chat.
@@ -86,7 +91,14 @@ pub struct Sample {
 }
 
 /// The labelled sentences of the CarMem users.
-pub fn carmem_samples(schema: &Schema, users: &[EvalUser]) -> Vec<Sample> {
+///
+/// A revealing sentence that `requests` holds (labelled a one-off request: [`read_labels`]) is
+/// a negative instead ([`Source::CarmemLabelledRequest`]).
+pub fn carmem_samples(
+    schema: &Schema,
+    users: &[EvalUser],
+    requests: &HashSet<String>,
+) -> Vec<Sample> {
     let mut out = Vec::new();
     for u in users {
         for e in &u.entries {
@@ -101,14 +113,15 @@ pub fn carmem_samples(schema: &Schema, users: &[EvalUser]) -> Vec<Sample> {
                 .collect();
             if names.iter().any(|&n| n) {
                 for (s, n) in sentences.into_iter().zip(names) {
+                    let request = n && requests.contains(&s);
                     out.push(Sample {
-                        text: s,
-                        positive: n,
-                        source: if n {
-                            Source::CarmemPreference
-                        } else {
-                            Source::CarmemOther
+                        positive: n && !request,
+                        source: match (n, request) {
+                            (true, false) => Source::CarmemPreference,
+                            (true, true) => Source::CarmemLabelledRequest,
+                            (false, _) => Source::CarmemOther,
                         },
+                        text: s,
                         unit: e.id.clone(),
                         group: u.id.clone(),
                     });
@@ -358,6 +371,7 @@ pub fn measure(samples: &[Sample], probs: &[f32], threshold: f32) -> Value {
         let kind = match s.source {
             Source::CarmemPreference | Source::CarmemOther => "carmem_preference",
             Source::CarmemRequest => "carmem_request",
+            Source::CarmemLabelledRequest => "carmem_labelled_request",
             Source::Kvret(i) => i.name(),
             Source::Vmb | Source::VmbPreference => "vmb_line",
         };
@@ -365,18 +379,23 @@ pub fn measure(samples: &[Sample], probs: &[f32], threshold: f32) -> Value {
         if s.source == Source::VmbPreference {
             u.0 = "vmb_preference";
         }
+        let labelled = s.source == Source::CarmemLabelledRequest;
+        if labelled {
+            u.0 = "carmem_labelled_request";
+        }
         let pass = p >= threshold;
         u.1 |= pass;
-        u.2 |= pass && s.positive;
+        // The revealing sentence passed (for a labelled request: the request did).
+        u.2 |= pass && (s.positive || labelled);
     }
     let mut by: HashMap<&str, (usize, usize)> = HashMap::new();
     for (kind, any, revealing) in units.values() {
         let e = by.entry(kind).or_default();
         e.0 += 1;
-        let good = if matches!(*kind, "carmem_preference" | "vmb_preference") {
-            *revealing
-        } else {
-            !*any
+        let good = match *kind {
+            "carmem_preference" | "vmb_preference" => *revealing,
+            "carmem_labelled_request" => !*revealing,
+            _ => !*any,
         };
         e.1 += usize::from(good);
     }
@@ -397,6 +416,7 @@ pub fn measure(samples: &[Sample], probs: &[f32], threshold: f32) -> Value {
         "carmem_preference_kept": share("carmem_preference"),
         "carmem_other_sentences_passing": (op as f64 / on.max(1) as f64 * 1000.0).round() / 1000.0,
         "carmem_request_silent": share("carmem_request"),
+        "carmem_labelled_request_silent": share("carmem_labelled_request"),
         "kvret_weather_silent": share("weather"),
         "kvret_schedule_silent": share("schedule"),
         "kvret_navigate_silent": share("navigate"),
@@ -415,10 +435,12 @@ pub fn run(
     users: &[EvalUser],
     kvret: &Path,
     (vmb, vmb_qa): (Option<&Path>, Option<&Path>),
+    labels: Option<&Path>,
     fit: Fit,
     mut rows: Option<&mut dyn std::io::Write>,
 ) -> Result<(Value, Gate), EvalError> {
-    let mut samples = carmem_samples(models.schema(), users);
+    let requests = labels.map(read_labels).transpose()?.unwrap_or_default();
+    let mut samples = carmem_samples(models.schema(), users, &requests);
     samples.extend(kvret_samples(kvret)?);
     match (vmb, vmb_qa) {
         (Some(history), Some(qa)) => {
@@ -436,7 +458,11 @@ pub fn run(
         json!({}),
         (
             "glovebox eval gate",
-            "CarMem dev split (positives: the sentence naming the ground-truth value; negatives: the other user sentences, the retrieval requests) and KVRET dev driver sentences",
+            if labels.is_some() {
+                "CarMem dev split (positives: the sentence naming the ground-truth value, unless the labels call it a one-off request; negatives: those requests, the other user sentences, the retrieval requests) and KVRET dev driver sentences"
+            } else {
+                "CarMem dev split (positives: the sentence naming the ground-truth value; negatives: the other user sentences, the retrieval requests) and KVRET dev driver sentences"
+            },
         ),
     );
     if let Some(w) = rows.as_mut().filter(|_| !probs.is_empty()) {

@@ -289,3 +289,73 @@ fn eval_gate_fits_a_gate_that_reads_a_layer_and_the_runtime_uses_it() {
     // Without the layer's pooling the same weights read something else.
     assert!((gate.probability_of(&[v.clone(), vec![0.0; dim]].concat()) - direct).abs() > 1e-6);
 }
+
+#[test]
+fn eval_gate_reads_labels_that_make_a_revealing_request_a_negative() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/carmem_one_user.jsonl");
+    let kvret = dir.path().join("kvret.json");
+    let dialogue = serde_json::json!([{"scenario": {"task": {"intent": "weather"}},
+        "dialogue": [{"turn": "driver", "data": {"utterance": "Will it rain in Fresno?"}}]}]);
+    std::fs::write(&kvret, dialogue.to_string()).unwrap();
+    let labels = dir.path().join("labels.jsonl");
+    let run = |labels: Option<&Path>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_glovebox"));
+        c.arg("--models").arg(models_dir()).args([
+            "--json", "eval", "gate", "--hidden", "0", "--folds", "0", "--layer", "none",
+            "--carmem",
+        ]);
+        c.arg(&data).arg("--kvret").arg(&kvret);
+        if let Some(l) = labels {
+            c.arg("--labels").arg(l);
+        }
+        c.output().unwrap()
+    };
+    let plain: Value = serde_json::from_slice(&run(None).stdout).unwrap();
+
+    // The sentence that names the first conversation's value ("expensive") is labelled a
+    // request: one positive fewer, the same sentences; a labelled sentence the data does not
+    // hold changes nothing.
+    let line =
+        |text: &str, label: &str| serde_json::json!({"text": text, "label": label}).to_string();
+    std::fs::write(
+        &labels,
+        [
+            line(
+                "No specific cuisine, but I prefer something on the expensive side.",
+                "request",
+            ),
+            line("Some sentence the data does not hold.", "request"),
+            line("Another one.", "lasting"),
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let out = run(Some(&labels));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["sentences"], plain["sentences"], "{r}");
+    assert_eq!(
+        r["positive"].as_u64().unwrap() + 1,
+        plain["positive"].as_u64().unwrap(),
+        "{r} {plain}"
+    );
+
+    // A label that is neither is refused with its line.
+    std::fs::write(
+        &labels,
+        format!("{}\n{}\n", line("a", "request"), line("b", "often")),
+    )
+    .unwrap();
+    let bad = run(Some(&labels));
+    assert!(!bad.status.success());
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("labels.jsonl, line 2") && err.contains("often"),
+        "{err}"
+    );
+}
