@@ -396,3 +396,48 @@ fn an_answer_is_read_with_the_question_put_to_it() {
         ["Warm"]
     );
 }
+
+#[test]
+fn the_lasting_gate_keeps_a_request_that_names_a_value_out_and_a_habit_in() {
+    // config/glovebox-lasting.toml: the gate fitted with CarMem's revealing requests read as
+    // negatives (config/lasting-labels.jsonl). A request to the car that names a station is not
+    // a lasting preference; the station said as a habit is.
+    let mut cfg = glovebox::config::Config::load(std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/config/glovebox-lasting.toml"
+    )))
+    .unwrap();
+    cfg.models.dir = models_dir();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for p in [&mut cfg.extraction.gate, &mut cfg.extraction.offer_model] {
+        let rel = p.take().expect("the lasting configuration names its files");
+        *p = Some(root.join(rel));
+    }
+    let dir = tempdir().unwrap();
+    let m = Memory::open(dir.path(), cfg).unwrap();
+    let u = user("driver");
+    let request = conv(&[
+        ("user", "Could you stick Absolute Radio on?"),
+        ("assistant", "Here's Absolute Radio."),
+        ("user", "Thanks."),
+    ]);
+    let out = m.remember(&u, &request).unwrap();
+    assert!(
+        values_of(&m, &out, "preferred_radio_station").is_empty(),
+        "{out:?}"
+    );
+    let habit = conv(&[
+        ("user", "Could you stick Absolute Radio on?"),
+        ("assistant", "Here's Absolute Radio."),
+        (
+            "user",
+            "Thanks. Absolute Radio is the station I always have on in the car, every single day.",
+        ),
+    ]);
+    let out = m.remember(&u, &habit).unwrap();
+    assert_eq!(
+        values_of(&m, &out, "preferred_radio_station"),
+        ["Absolute Radio"],
+        "{out:?}"
+    );
+}
