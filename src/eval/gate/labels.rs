@@ -5,8 +5,10 @@
 //! a preference, and more than half of those are one-off requests that name the value ("Find
 //! me a covered parking spot if possible.", "Need charging station with Wi-Fi"): taught on them,
 //! the gate passes a driver's "Can you put Radio 1 on?". The labels say which revealing
-//! sentences state a lasting preference and which only ask for something now; read by a
-//! person, sentence by sentence, from the development split only.
+//! sentences state a lasting preference and which only ask for something now. The shipped file
+//! was written by an annotator (a helper session given the definition and the 479 sentences
+//! alone, told to decide each by reading it, not by a rule, and to keep `lasting` when unsure);
+//! it covers the development split only.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -22,7 +24,7 @@ struct Label {
 }
 
 /// Reads a labels file: JSON lines `{"text": ..., "label": "lasting" | "request"}`, the
-/// sentences CarMem counts as revealing a preference, each read by a person against issue 13's
+/// sentences CarMem counts as revealing a preference, each read against issue 13's
 /// definition (a one-off request, a wish for this trip or moment, or a question is no lasting
 /// preference). Returns the texts labelled `request`; a line that is not such an object, or
 /// another label, is refused with its line number.
