@@ -27,8 +27,10 @@ use crate::schema::Schema;
 use super::carmem::{EvalError, EvalUser};
 
 mod labels;
+mod measure;
 mod vehicle;
 pub use labels::read_labels;
+pub use measure::measure;
 pub use vehicle::{run_vehicle, vehicle_samples, DEV_FILES, VEHICLE_STEP};
 
 /// Where a sentence comes from (for the report).
@@ -359,70 +361,6 @@ pub fn cross_validated(xs: &[Vec<f32>], samples: &[Sample], k: usize, hidden: us
         }
     }
     probs
-}
-
-/// What the gate does at one threshold, per kind of conversation: the share of preference
-/// conversations it keeps (their revealing sentence passes) and the share of others it leaves
-/// silent (no sentence passes).
-pub fn measure(samples: &[Sample], probs: &[f32], threshold: f32) -> Value {
-    // unit -> (kind, any sentence passed, the revealing sentence passed)
-    let mut units: HashMap<&str, (&'static str, bool, bool)> = HashMap::new();
-    for (s, &p) in samples.iter().zip(probs) {
-        let kind = match s.source {
-            Source::CarmemPreference | Source::CarmemOther => "carmem_preference",
-            Source::CarmemRequest => "carmem_request",
-            Source::CarmemLabelledRequest => "carmem_labelled_request",
-            Source::Kvret(i) => i.name(),
-            Source::Vmb | Source::VmbPreference => "vmb_line",
-        };
-        let u = units.entry(s.unit.as_str()).or_insert((kind, false, false));
-        if s.source == Source::VmbPreference {
-            u.0 = "vmb_preference";
-        }
-        let labelled = s.source == Source::CarmemLabelledRequest;
-        if labelled {
-            u.0 = "carmem_labelled_request";
-        }
-        let pass = p >= threshold;
-        u.1 |= pass;
-        // The revealing sentence passed (for a labelled request: the request did).
-        u.2 |= pass && (s.positive || labelled);
-    }
-    let mut by: HashMap<&str, (usize, usize)> = HashMap::new();
-    for (kind, any, revealing) in units.values() {
-        let e = by.entry(kind).or_default();
-        e.0 += 1;
-        let good = match *kind {
-            "carmem_preference" | "vmb_preference" => *revealing,
-            "carmem_labelled_request" => !*revealing,
-            _ => !*any,
-        };
-        e.1 += usize::from(good);
-    }
-    let share = |k: &str| {
-        by.get(k).map_or(Value::Null, |(n, g)| {
-            json!((*g as f64 / *n as f64 * 1000.0).round() / 1000.0)
-        })
-    };
-    let others = samples
-        .iter()
-        .zip(probs)
-        .filter(|(s, _)| s.source == Source::CarmemOther);
-    let (on, op) = others.fold((0usize, 0usize), |(n, p), (_, &pr)| {
-        (n + 1, p + usize::from(pr >= threshold))
-    });
-    json!({
-        "threshold": threshold,
-        "carmem_preference_kept": share("carmem_preference"),
-        "carmem_other_sentences_passing": (op as f64 / on.max(1) as f64 * 1000.0).round() / 1000.0,
-        "carmem_request_silent": share("carmem_request"),
-        "carmem_labelled_request_silent": share("carmem_labelled_request"),
-        "kvret_weather_silent": share("weather"),
-        "kvret_schedule_silent": share("schedule"),
-        "kvret_navigate_silent": share("navigate"),
-        "vmb_line_silent": share("vmb_line"),
-        "vmb_preference_kept": share("vmb_preference"),
-    })
 }
 
 /// Thresholds the report shows (the shipped one among them).
