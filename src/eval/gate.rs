@@ -8,7 +8,8 @@
 //! * negative: the other user sentences of those conversations (what else a driver says around
 //!   a preference), CarMem's later requests (`next_conversation_question`: "Find me a place to
 //!   eat"), and every driver sentence of the KVRET dialogues (weather, schedule and navigation
-//!   requests, as people really talk to a car).
+//!   requests, as people really talk to a car); with `--labels` (`gate/labels.rs`), also the
+//!   revealing sentences an annotator read as one-off requests, not lasting preferences.
 //!
 //! A conversation whose value no single sentence names is left out (its label is not certain).
 
@@ -366,8 +367,9 @@ pub fn cross_validated(xs: &[Vec<f32>], samples: &[Sample], k: usize, hidden: us
 /// Thresholds the report shows (the shipped one among them).
 pub const THRESHOLDS: [f32; 5] = [0.3, 0.5, 0.7, 0.8, 0.9];
 
-/// Trains and cross-validates the gate; returns the report, and the gate fitted on all data
-/// with `threshold`.
+/// Trains and cross-validates the gate (with `labels`, CarMem's revealing sentences labelled
+/// requests are negatives: [`read_labels`]); returns the report, and the gate fitted on all
+/// data with `threshold`.
 pub fn run(
     models: &Models,
     users: &[EvalUser],
