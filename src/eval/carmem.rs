@@ -32,6 +32,7 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
 
+use super::lines;
 use super::metrics::{Confusion, Counts, OpCounts, TopN};
 use crate::config::Config;
 use crate::conversation::{Conversation, Role};
@@ -115,20 +116,12 @@ pub fn parse(
     users: Option<usize>,
 ) -> Result<Vec<EvalUser>, EvalError> {
     let mut out = Vec::new();
-    for (i, line) in text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-    {
+    for line in lines::non_empty(text, origin) {
         if users.is_some_and(|n| out.len() >= n) {
             break;
         }
-        let bad = |problem: String| EvalError::Data {
-            path: origin.to_string(),
-            line: i + 1,
-            problem,
-        };
-        let v: Value = serde_json::from_str(line).map_err(|e| bad(e.to_string()))?;
+        let bad = |problem: String| line.error(problem);
+        let v: Value = line.parse()?;
         let s = |v: &Value, k: &str| -> Result<String, EvalError> {
             v.get(k)
                 .and_then(Value::as_str)

@@ -22,6 +22,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::carmem::EvalError;
+use super::lines;
 use super::metrics::quantile;
 use crate::conversation::Conversation;
 use crate::memory::values::{named_values, turned_down};
@@ -62,17 +63,9 @@ pub struct Case {
 /// the text in errors.
 pub fn parse(text: &str, origin: &str, schema: &Schema) -> Result<Vec<Case>, EvalError> {
     let mut out = Vec::new();
-    for (i, line) in text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-    {
-        let bad = |problem: String| EvalError::Data {
-            path: origin.to_string(),
-            line: i + 1,
-            problem,
-        };
-        let raw: RawCase = serde_json::from_str(line).map_err(|e| bad(e.to_string()))?;
+    for line in lines::non_empty(text, origin) {
+        let bad = |problem: String| line.error(problem);
+        let raw: RawCase = line.parse()?;
         let conversation =
             Conversation::from_value(&raw.conversation).map_err(|e| bad(e.to_string()))?;
         let expect = raw
@@ -86,7 +79,7 @@ pub fn parse(text: &str, origin: &str, schema: &Schema) -> Result<Vec<Case>, Eva
             })
             .collect::<Result<Vec<_>, _>>()?;
         out.push(Case {
-            id: raw.id.unwrap_or_else(|| format!("line-{}", i + 1)),
+            id: raw.id.unwrap_or_else(|| format!("line-{}", line.number)),
             tag: raw.tag.unwrap_or_else(|| "untagged".into()),
             conversation,
             expect,

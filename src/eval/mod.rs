@@ -7,6 +7,7 @@ pub mod cases;
 pub mod confirm;
 pub mod fit;
 pub mod gate;
+pub mod lines;
 pub mod metrics;
 pub mod offers;
 pub mod relevance;

@@ -14,6 +14,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use super::EvalError;
+use crate::eval::lines;
 
 /// One line of a labels file (`config/lasting-labels.jsonl`).
 #[derive(serde::Deserialize)]
@@ -34,24 +35,16 @@ pub fn read_labels(path: &Path) -> Result<HashSet<String>, EvalError> {
         source,
     })?;
     let mut out = HashSet::new();
-    for (i, line) in text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-    {
-        let bad = |problem: String| EvalError::Data {
-            path: path.display().to_string(),
-            line: i + 1,
-            problem,
-        };
-        let l: Label = serde_json::from_str(line).map_err(|e| bad(e.to_string()))?;
+    let origin = path.display().to_string();
+    for line in lines::non_empty(&text, &origin) {
+        let l: Label = line.parse()?;
         match l.label.as_str() {
             "request" => {
                 out.insert(l.text);
             }
             "lasting" => {}
             other => {
-                return Err(bad(format!(
+                return Err(line.error(format!(
                     "label {other:?}, expected \"lasting\" or \"request\""
                 )))
             }
