@@ -380,4 +380,31 @@ mod tests {
         .to_string();
         assert!(e.contains("line 2") && e.contains("nope"), "{e}");
     }
+
+    #[test]
+    fn every_shipped_case_file_reads_against_the_embedded_schema() {
+        let s = Schema::embedded();
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .collect();
+        files.sort();
+        assert!(files.len() >= 9, "{files:?}");
+        for f in files {
+            let name = f.file_name().unwrap().to_string_lossy().to_string();
+            let cases = parse(&std::fs::read_to_string(&f).unwrap(), &name, &s)
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert!(!cases.is_empty(), "{name}");
+            let ids: std::collections::HashSet<_> = cases.iter().map(|c| &c.id).collect();
+            assert_eq!(ids.len(), cases.len(), "{name}: ids repeat");
+            // A no-preference file expects nothing of any case; a preference file something of each.
+            let none = name.contains("no-preference");
+            assert!(
+                cases.iter().all(|c| c.expect.is_empty() == none),
+                "{name}: a case's expect does not fit the file"
+            );
+        }
+    }
 }
