@@ -120,24 +120,23 @@ pub fn parse(
         if users.is_some_and(|n| out.len() >= n) {
             break;
         }
-        let bad = |problem: String| line.error(problem);
         let v: Value = line.parse()?;
         let s = |v: &Value, k: &str| -> Result<String, EvalError> {
             v.get(k)
                 .and_then(Value::as_str)
                 .map(str::to_string)
-                .ok_or_else(|| bad(format!("missing string {k:?}")))
+                .ok_or_else(|| line.error(format!("missing string {k:?}")))
         };
         let mut entries = Vec::new();
         for d in v
             .get("data")
             .and_then(Value::as_array)
-            .ok_or_else(|| bad("missing \"data\"".into()))?
+            .ok_or_else(|| line.error("missing \"data\""))?
         {
             let pref = s(d, "user_preference")?;
             let parts: Vec<&str> = pref.splitn(4, "; ").collect();
             let [_, _, detail_name, attribute] = parts[..] else {
-                return Err(bad(format!(
+                return Err(line.error(format!(
                     "user_preference {pref:?} is not \"Main; Sub; Detail; Attribute\""
                 )));
             };
@@ -146,14 +145,15 @@ pub fn parse(
                 .iter()
                 .find(|d| d.name == detail_name)
                 .map(|d| d.id)
-                .ok_or_else(|| bad(format!("unknown detail category {detail_name:?}")))?;
+                .ok_or_else(|| line.error(format!("unknown detail category {detail_name:?}")))?;
             let conv = d
                 .get("extraction_conversation")
-                .ok_or_else(|| bad("missing conversation".into()))?;
-            let conversation = Conversation::from_value(conv).map_err(|e| bad(e.to_string()))?;
+                .ok_or_else(|| line.error("missing conversation"))?;
+            let conversation =
+                Conversation::from_value(conv).map_err(|e| line.error(e.to_string()))?;
             let m = d
                 .get("maintenance_questions")
-                .ok_or_else(|| bad("missing maintenance_questions".into()))?;
+                .ok_or_else(|| line.error("missing maintenance_questions"))?;
             entries.push(Entry {
                 id: s(d, "conversation_uuid")?,
                 conversation,

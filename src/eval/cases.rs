@@ -64,10 +64,9 @@ pub struct Case {
 pub fn parse(text: &str, origin: &str, schema: &Schema) -> Result<Vec<Case>, EvalError> {
     let mut out = Vec::new();
     for line in lines::non_empty(text, origin) {
-        let bad = |problem: String| line.error(problem);
         let raw: RawCase = line.parse()?;
         let conversation =
-            Conversation::from_value(&raw.conversation).map_err(|e| bad(e.to_string()))?;
+            Conversation::from_value(&raw.conversation).map_err(|e| line.error(e.to_string()))?;
         let expect = raw
             .expect
             .into_iter()
@@ -75,7 +74,7 @@ pub fn parse(text: &str, origin: &str, schema: &Schema) -> Result<Vec<Case>, Eva
                 schema
                     .resolve(&e.category)
                     .map(|c| (c, e.value))
-                    .map_err(|err| bad(err.to_string()))
+                    .map_err(|err| line.error(err.to_string()))
             })
             .collect::<Result<Vec<_>, _>>()?;
         out.push(Case {
