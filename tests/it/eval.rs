@@ -208,22 +208,34 @@ fn eval_explain_shows_gate_offer_and_best_categories_per_sentence() {
     assert_eq!(stated["best"][0][0], "preferred_temperature", "{stated}");
 }
 
+/// A KVRET-shaped file in `dir` of one dialogue per `(intent, driver utterance)`, each answered
+/// "Sure.": driver requests, the gate's negatives.
+fn kvret_file(dir: &Path, dialogues: &[(&str, &str)]) -> std::path::PathBuf {
+    let list: Vec<Value> = dialogues
+        .iter()
+        .map(|(intent, text)| {
+            serde_json::json!({"scenario": {"task": {"intent": intent}},
+                "dialogue": [{"turn": "driver", "data": {"utterance": text}},
+                             {"turn": "assistant", "data": {"utterance": "Sure."}}]})
+        })
+        .collect();
+    let path = dir.join("kvret.json");
+    std::fs::write(&path, Value::Array(list).to_string()).unwrap();
+    path
+}
+
 #[test]
 fn eval_gate_fits_a_gate_that_reads_a_layer_and_the_runtime_uses_it() {
     let dir = tempfile::tempdir().unwrap();
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/carmem_one_user.jsonl");
     // Two KVRET-shaped dialogues: driver requests, all negatives.
-    let kvret = dir.path().join("kvret.json");
-    let dialogue = |intent: &str, text: &str| {
-        serde_json::json!({"scenario": {"task": {"intent": intent}},
-            "dialogue": [{"turn": "driver", "data": {"utterance": text}},
-                         {"turn": "assistant", "data": {"utterance": "Sure."}}]})
-    };
-    let dialogues = serde_json::json!([
-        dialogue("weather", "What will the weather in Fresno be tomorrow?"),
-        dialogue("navigate", "Where is the closest grocery store?"),
-    ]);
-    std::fs::write(&kvret, dialogues.to_string()).unwrap();
+    let kvret = kvret_file(
+        dir.path(),
+        &[
+            ("weather", "What will the weather in Fresno be tomorrow?"),
+            ("navigate", "Where is the closest grocery store?"),
+        ],
+    );
     let gate_file = dir.path().join("gate.json");
     let gate_run = |layer: &str| {
         Command::new(env!("CARGO_BIN_EXE_glovebox"))
@@ -294,10 +306,7 @@ fn eval_gate_fits_a_gate_that_reads_a_layer_and_the_runtime_uses_it() {
 fn eval_gate_reads_labels_that_make_a_revealing_request_a_negative() {
     let dir = tempfile::tempdir().unwrap();
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/carmem_one_user.jsonl");
-    let kvret = dir.path().join("kvret.json");
-    let dialogue = serde_json::json!([{"scenario": {"task": {"intent": "weather"}},
-        "dialogue": [{"turn": "driver", "data": {"utterance": "Will it rain in Fresno?"}}]}]);
-    std::fs::write(&kvret, dialogue.to_string()).unwrap();
+    let kvret = kvret_file(dir.path(), &[("weather", "Will it rain in Fresno?")]);
     let labels = dir.path().join("labels.jsonl");
     let run = |labels: Option<&Path>| {
         let mut c = Command::new(env!("CARGO_BIN_EXE_glovebox"));

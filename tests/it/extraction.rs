@@ -402,13 +402,10 @@ fn the_lasting_gate_keeps_a_request_that_names_a_value_out_and_a_habit_in() {
     // config/glovebox-lasting.toml: the gate fitted with CarMem's revealing requests read as
     // negatives (config/lasting-labels.jsonl). A request to the car that names a station is not
     // a lasting preference; the station said as a habit is.
-    let mut cfg = glovebox::config::Config::load(std::path::Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/config/glovebox-lasting.toml"
-    )))
-    .unwrap();
-    cfg.models.dir = models_dir();
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut cfg =
+        glovebox::config::Config::load(&root.join("config/glovebox-lasting.toml")).unwrap();
+    cfg.models.dir = models_dir();
     for p in [&mut cfg.extraction.gate, &mut cfg.extraction.offer_model] {
         let rel = p.take().expect("the lasting configuration names its files");
         *p = Some(root.join(rel));

@@ -30,12 +30,12 @@ struct Label {
 /// preference). Returns the texts labelled `request`; a line that is not such an object, or
 /// another label, is refused with its line number.
 pub fn read_labels(path: &Path) -> Result<HashSet<String>, EvalError> {
+    let origin = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|source| EvalError::Read {
-        path: path.display().to_string(),
+        path: origin.clone(),
         source,
     })?;
     let mut out = HashSet::new();
-    let origin = path.display().to_string();
     for line in lines::non_empty(&text, &origin) {
         let l: Label = line.parse()?;
         match l.label.as_str() {
