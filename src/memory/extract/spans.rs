@@ -230,8 +230,8 @@ fn spans_where(sentence: &str, starts: impl Fn(Option<&str>) -> bool) -> Vec<Str
 }
 
 /// The [`spans`] of a sentence that are names: every word capitalised or a number (an ordinal,
-/// "5th", is one), "of" or "on" allowed between two ("Bank of America", "the Warehouse on 5th
-/// Street"), at least one capitalised, not across a comma or other mark between clauses
+/// "5th", is one), "of", "on" or an article allowed between two ("Bank of America", "the
+/// Warehouse on 5th Street", "Conan O'Brien Needs a Friend"), at least one capitalised, not across a comma or other mark between clauses
 /// ("Okay, Administrative Building" is two), not the sentence's first word alone ("Then",
 /// "Play"), and whole (not "Blue Sky" of "Mr Blue Sky", nor "Bayern" of "Bayern 3").
 pub fn proper_names(sentence: &str) -> Vec<String> {
@@ -290,10 +290,20 @@ fn sentence_name_spans(sentence: &str) -> Vec<String> {
             }) || words
                 .windows(3)
                 .any(|p| number(&p[0]) && linking(&p[1]) && time(&p[2]));
-            let name = words.iter().all(|w| capital(w) || number(w) || linking(w))
+            // A title's articles stay lower case inside it ("Conan O'Brien Needs a Friend").
+            let article = |w: &&str| matches!(*w, "a" | "an" | "the");
+            let name = words
+                .iter()
+                .all(|w| capital(w) || number(w) || linking(w) || article(w))
                 && words.iter().any(|w| capital(w) && !time(w))
                 && !dated
                 && !(words.len() == 1 && words[0] == first)
+                // The sentence's first word is capitalised as any is: before an article or
+                // "on" it is a verb ("Try the Wildwood", "Stick on BBC Radio 4"), not a
+                // name's first word ("Bank of America" is one).
+                && !(words.len() > 1
+                    && words[0] == first
+                    && (article(&words[1]) || words[1] == "on"))
                 && words != ["I"];
             if name && !out.contains(&span) {
                 out.push(span);
@@ -381,6 +391,25 @@ mod tests {
         );
         // The sentence's first word alone and "I" are no names.
         assert!(proper_names("Then I want jazz.").is_empty());
+        assert_eq!(
+            proper_names("Put on Conan O'Brien Needs a Friend."),
+            ["Conan O'Brien Needs a Friend"]
+        );
+        assert_eq!(
+            proper_names("I could watch The Lord of the Rings forever."),
+            ["Lord of the Rings"]
+        );
+        assert_eq!(proper_names("Try the Wildwood Diner."), ["Wildwood Diner"]);
+        assert_eq!(
+            proper_names("Stick on BBC Radio 4, please."),
+            ["BBC Radio 4"]
+        );
+        assert_eq!(
+            proper_names("Bank of America, please."),
+            ["Bank of America"]
+        );
+        // "and" joins two names, not one: each stays its own.
+        assert_eq!(proper_names("It's Lidl and Aldi for us."), ["Lidl", "Aldi"]);
         assert!(proper_names("They're my all-time favourite band.").is_empty());
     }
 
