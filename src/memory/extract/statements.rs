@@ -17,6 +17,11 @@
 //! the sentence before it in its turn ("Oh, and the seat heater on high."): alone, MiniLM
 //! cannot tell what "it" is, and the pair is one statement of one preference.
 //!
+//! So does a sentence that names nothing after a name said alone, as an answer or a pick
+//! ("Fleetwood Mac. Nobody comes close for me, never have.", "The Esso. That's where I fill
+//! up."): the name alone states nothing and the sentence after it says nothing of what it is
+//! about; read together they are one statement, naming its value (any schema).
+//!
 //! The number rules join only in a schema with integer settings (CarMem's has none), and a
 //! sentence before that holds a number of its own is a statement of its own
 //! ("82 is too low. Let me bump it up to 84.": the correction rule, `memory::correction`,
@@ -49,6 +54,7 @@ fn ranges(schema: &Schema) -> Vec<&Detail> {
 pub fn statements(schema: &Schema, conversation: &Conversation) -> Vec<String> {
     let integers = ranges(schema);
     let number = |s: &str| integers.iter().any(|d| !typed::named(d, s).is_empty());
+    let names = capitalised_inside(conversation);
     let mut out = Vec::new();
     for t in conversation.turns().iter().filter(|t| t.role == Role::User) {
         let text = t.text.as_str();
@@ -73,7 +79,10 @@ pub fn statements(schema: &Schema, conversation: &Conversation) -> Vec<String> {
                 // is about (any schema).
                 let habit_pointing_back =
                     habit && refers_to_prev(s) && super::proper_names(s).is_empty();
-                unnamed && (number_for_prev || habit_of_prev || habit_pointing_back)
+                // "Nobody comes close for me." after "Fleetwood Mac.": a name said alone
+                // states nothing; what follows it, naming nothing itself, is said of it.
+                let said_of_name = name_alone(prev, &names) && super::proper_names(s).is_empty();
+                unnamed && (number_for_prev || habit_of_prev || habit_pointing_back || said_of_name)
             });
             match spans.last_mut() {
                 Some(prev) if joins => prev.end = r.end,
@@ -83,6 +92,50 @@ pub fn statements(schema: &Schema, conversation: &Conversation) -> Vec<String> {
         out.extend(spans.into_iter().map(|r| text[r].to_string()));
     }
     out
+}
+
+/// The words of a conversation (either speaker's) capitalised where a sentence's start does
+/// not force it: names ("There's a Waitrose and a Morrisons").
+fn capitalised_inside(conversation: &Conversation) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for t in conversation.turns() {
+        for r in sentence_spans(&t.text) {
+            for w in t.text[r].split_whitespace().skip(1).map(bare) {
+                if w.chars().next().is_some_and(char::is_uppercase) && !out.iter().any(|o| o == w) {
+                    out.push(w.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A word without the marks around it (an apostrophe inside kept: "O'Brien").
+fn bare(w: &str) -> &str {
+    w.trim_matches(|c: char| !c.is_alphanumeric())
+}
+
+/// Whether a sentence is a name said alone, as an answer or a pick ("Fleetwood Mac.", "The
+/// Esso.", "Waitrose." when the conversation names Waitrose elsewhere): at most four words
+/// besides a leading article, each capitalised or a number, one of them a name where its
+/// capital is not the sentence's (`inside`, from [`capitalised_inside`]). "Okay." and
+/// "Thanks." are capitalised only as a sentence's first word, so they are no name.
+fn name_alone(sentence: &str, inside: &[String]) -> bool {
+    let words: Vec<&str> = sentence.split_whitespace().map(bare).collect();
+    let lead = usize::from(
+        words
+            .first()
+            .is_some_and(|w| matches!(w.to_lowercase().as_str(), "the" | "a" | "an")),
+    );
+    let name = &words[lead.min(words.len())..];
+    let capital = |w: &&str| w.chars().next().is_some_and(char::is_uppercase);
+    let number = |w: &&str| !w.is_empty() && w.chars().all(|c| c.is_ascii_digit());
+    (1..=4).contains(&name.len())
+        && name.iter().all(|w| capital(w) || number(w))
+        && name
+            .iter()
+            .enumerate()
+            .any(|(i, w)| capital(w) && (i + lead > 0 || inside.iter().any(|x| x == w)))
 }
 
 /// Whether a sentence refers to the thing the sentence before it is about by a personal
@@ -189,6 +242,38 @@ mod tests {
                 "I prefer a soft blue that's easy on the eye.",
                 "Find me parking.",
                 "I prefer those with a roof.",
+            ]
+        );
+    }
+
+    #[test]
+    fn what_follows_a_name_said_alone_is_said_of_it() {
+        let s = crate::schema::Schema::embedded();
+        let c = Conversation::from_json(
+            &serde_json::json!([
+                {"role": "user", "text": "Play Dreams."},
+                {"role": "assistant", "text": "By Fleetwood Mac or by The Cranberries?"},
+                {"role": "user", "text": "Fleetwood Mac. Nobody comes close for me."},
+                {"role": "assistant", "text": "There's a Waitrose and a Morrisons on your way."},
+                {"role": "user", "text": "Waitrose. I get everything there. Okay. Thanks. Also find me parking."},
+                {"role": "user", "text": "The Esso. Then play Radio X."},
+            ])
+            .to_string(),
+        )
+        .unwrap();
+        assert_eq!(
+            statements(&s, &c),
+            [
+                "Play Dreams.",
+                "Fleetwood Mac. Nobody comes close for me.",
+                "Waitrose. I get everything there.",
+                // Capitalised only where a sentence starts: no name, nothing joined.
+                "Okay.",
+                "Thanks.",
+                "Also find me parking.",
+                // The sentence after names a thing of its own.
+                "The Esso.",
+                "Then play Radio X.",
             ]
         );
     }
