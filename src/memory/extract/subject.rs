@@ -2,7 +2,8 @@
 //! else, and what it says is not the speaker's preference (in a shared car it is not anyone's
 //! to store from the speaker's words).
 
-/// People a speaker talks about ("my wife", "the kids", "our son").
+/// People a speaker talks about ("my wife", "the kids", "our son", "my mate"); a relative by
+/// marriage is read without "-in-law".
 const OTHERS: &[&str] = &[
     "wife",
     "husband",
@@ -45,6 +46,32 @@ const OTHERS: &[&str] = &[
     "cousin",
     "passenger",
     "passengers",
+    "mate",
+    "mates",
+    "pal",
+    "buddy",
+    "flatmate",
+    "roommate",
+    "housemate",
+    "fiance",
+    "fiancee",
+    "fiancé",
+    "fiancée",
+    "stepdad",
+    "stepmum",
+    "stepmom",
+    "nan",
+    "gran",
+    "granny",
+    "grandad",
+    "granddad",
+    "grandson",
+    "granddaughter",
+    "grandkids",
+    "coworker",
+    "coworkers",
+    "workmate",
+    "in-laws",
 ];
 /// Verbs by which "he" or "she" has a taste of their own.
 const TASTE_VERBS: &[&str] = &[
@@ -127,6 +154,8 @@ pub fn about_someone_else(sentence: &str) -> bool {
         .strip_suffix("'s")
         .or_else(|| noun.strip_suffix('\''))
         .unwrap_or(noun);
+    // "My brother-in-law swears by Costco gas": a relative by marriage is one of the others.
+    let bare = bare.strip_suffix("-in-law").unwrap_or(bare);
     if !OTHERS.contains(&bare) {
         return false;
     }
@@ -161,6 +190,10 @@ mod tests {
         ));
         assert!(about_someone_else("Tom loves that station."));
         assert!(about_someone_else("She says the seats are too hard."));
+        // Relatives by marriage, friends by another word.
+        assert!(about_someone_else("My sister-in-law won't eat meat."));
+        assert!(about_someone_else("Our flatmate only drinks oat milk."));
+        assert!(!about_someone_else("My mate and I always stop at Greggs."));
         assert!(!about_someone_else("Jazz is my favourite."));
         assert!(!about_someone_else("It keeps the cabin cool."));
         assert!(!about_someone_else("Jazz does it for me."));
