@@ -200,7 +200,7 @@ pub fn said_as_place(sentence: &str, span: &str) -> bool {
 
 /// A whitespace-separated word without the marks around it, as a value's word: letters,
 /// digits, `&` and `+` kept ("AC/DC," is "AC/DC", "R&B" and "Radio+" stay whole).
-fn value_word(w: &str) -> &str {
+pub(super) fn value_word(w: &str) -> &str {
     w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '&' || c == '+'))
 }
 
@@ -231,9 +231,11 @@ fn spans_where(sentence: &str, starts: impl Fn(Option<&str>) -> bool) -> Vec<Str
 
 /// The [`spans`] of a sentence that are names: every word capitalised or a number (an ordinal,
 /// "5th", is one), "of", "on" or an article allowed between two ("Bank of America", "the
-/// Warehouse on 5th Street", "Conan O'Brien Needs a Friend"), at least one capitalised, not across a comma or other mark between clauses
-/// ("Okay, Administrative Building" is two), not the sentence's first word alone ("Then",
-/// "Play"), and whole (not "Blue Sky" of "Mr Blue Sky", nor "Bayern" of "Bayern 3").
+/// Warehouse on 5th Street", "Conan O'Brien Needs a Friend"), at least one capitalised, not
+/// across a comma or other mark between clauses ("Okay, Administrative Building" is two), not
+/// the sentence's first word alone ("Then", "Play") nor before an article or "on" ("Try the
+/// Wildwood", "Stick on BBC Radio 4"), and whole (not "Blue Sky" of "Mr Blue Sky", nor
+/// "Bayern" of "Bayern 3").
 pub fn proper_names(sentence: &str) -> Vec<String> {
     let all = name_spans(sentence);
     all.iter()
@@ -391,6 +393,7 @@ mod tests {
         );
         // The sentence's first word alone and "I" are no names.
         assert!(proper_names("Then I want jazz.").is_empty());
+        // A title keeps its articles; a first word before an article or "on" is a verb.
         assert_eq!(
             proper_names("Put on Conan O'Brien Needs a Friend."),
             ["Conan O'Brien Needs a Friend"]

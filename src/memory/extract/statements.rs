@@ -32,6 +32,7 @@
 //! brightness to 8." is the HUD's, the overhead screen's or the panel's, and "Huh, the HUD is
 //! too dim." before it says which (alone, MiniLM put it nearest the centre display).
 
+use super::spans::value_word;
 use crate::conversation::{sentence_spans, Conversation, Role};
 use crate::memory::typed;
 use crate::schema::{Detail, Schema, ValueKind};
@@ -100,7 +101,7 @@ fn capitalised_inside(conversation: &Conversation) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for t in conversation.turns() {
         for r in sentence_spans(&t.text) {
-            for w in t.text[r].split_whitespace().skip(1).map(bare) {
+            for w in t.text[r].split_whitespace().skip(1).map(value_word) {
                 if w.chars().next().is_some_and(char::is_uppercase) && !out.iter().any(|o| o == w) {
                     out.push(w.to_string());
                 }
@@ -110,18 +111,13 @@ fn capitalised_inside(conversation: &Conversation) -> Vec<String> {
     out
 }
 
-/// A word without the marks around it (an apostrophe inside kept: "O'Brien").
-fn bare(w: &str) -> &str {
-    w.trim_matches(|c: char| !c.is_alphanumeric())
-}
-
 /// Whether a sentence is a name said alone, as an answer or a pick ("Fleetwood Mac.", "The
 /// Esso.", "Waitrose." when the conversation names Waitrose elsewhere): at most four words
 /// besides a leading article, each capitalised or a number, one of them a name where its
 /// capital is not the sentence's (`inside`, from [`capitalised_inside`]). "Okay." and
 /// "Thanks." are capitalised only as a sentence's first word, so they are no name.
 fn name_alone(sentence: &str, inside: &[String]) -> bool {
-    let words: Vec<&str> = sentence.split_whitespace().map(bare).collect();
+    let words: Vec<&str> = sentence.split_whitespace().map(value_word).collect();
     let lead = usize::from(
         words
             .first()
