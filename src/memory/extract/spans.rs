@@ -198,6 +198,11 @@ pub fn said_as_place(sentence: &str, span: &str) -> bool {
         })
 }
 
+/// Whether a lower-case word is an article ("a", "an", "the").
+pub(super) fn article(w: &str) -> bool {
+    matches!(w, "a" | "an" | "the")
+}
+
 /// A whitespace-separated word without the marks around it, as a value's word: letters,
 /// digits, `&` and `+` kept ("AC/DC," is "AC/DC", "R&B" and "Radio+" stay whole).
 pub(super) fn value_word(w: &str) -> &str {
@@ -293,7 +298,6 @@ fn sentence_name_spans(sentence: &str) -> Vec<String> {
                 .windows(3)
                 .any(|p| number(&p[0]) && linking(&p[1]) && time(&p[2]));
             // A title's articles stay lower case inside it ("Conan O'Brien Needs a Friend").
-            let article = |w: &&str| matches!(*w, "a" | "an" | "the");
             let name = words
                 .iter()
                 .all(|w| capital(w) || number(w) || linking(w) || article(w))
@@ -305,7 +309,7 @@ fn sentence_name_spans(sentence: &str) -> Vec<String> {
                 // name's first word ("Bank of America" is one).
                 && !(words.len() > 1
                     && words[0] == first
-                    && (article(&words[1]) || words[1] == "on"))
+                    && (article(words[1]) || words[1] == "on"))
                 && words != ["I"];
             if name && !out.contains(&span) {
                 out.push(span);

@@ -32,7 +32,7 @@
 //! brightness to 8." is the HUD's, the overhead screen's or the panel's, and "Huh, the HUD is
 //! too dim." before it says which (alone, MiniLM put it nearest the centre display).
 
-use super::spans::value_word;
+use super::spans::{article, value_word};
 use crate::conversation::{sentence_spans, Conversation, Role};
 use crate::memory::typed;
 use crate::schema::{Detail, Schema, ValueKind};
@@ -55,7 +55,6 @@ fn ranges(schema: &Schema) -> Vec<&Detail> {
 pub fn statements(schema: &Schema, conversation: &Conversation) -> Vec<String> {
     let integers = ranges(schema);
     let number = |s: &str| integers.iter().any(|d| !typed::named(d, s).is_empty());
-    let names = capitalised_inside(conversation);
     let mut out = Vec::new();
     for t in conversation.turns().iter().filter(|t| t.role == Role::User) {
         let text = t.text.as_str();
@@ -76,14 +75,12 @@ pub fn statements(schema: &Schema, conversation: &Conversation) -> Vec<String> {
                 let habit = crate::memory::usual::states_habit(s) && !s.trim_end().ends_with('?');
                 let habit_of_prev = number(prev) && !s.chars().any(|c| c.is_ascii_digit()) && habit;
                 // "I always have it on high." after "Oh, and the seat heater on high.": a habit
-                // that points back and names nothing itself says what the sentence before it
-                // is about (any schema).
-                let habit_pointing_back =
-                    habit && refers_to_prev(s) && super::proper_names(s).is_empty();
-                // "Nobody comes close for me." after "Fleetwood Mac.": a name said alone
-                // states nothing; what follows it, naming nothing itself, is said of it.
-                let said_of_name = name_alone(prev, &names) && super::proper_names(s).is_empty();
-                unnamed && (number_for_prev || habit_of_prev || habit_pointing_back || said_of_name)
+                // that points back says what the sentence before it is about; "Nobody comes
+                // close for me." after "Fleetwood Mac.": a name said alone states nothing, what
+                // follows it is said of it. Either names nothing itself (any schema).
+                let said_of_prev = ((habit && refers_to_prev(s)) || name_alone(prev, conversation))
+                    && super::proper_names(s).is_empty();
+                unnamed && (number_for_prev || habit_of_prev || said_of_prev)
             });
             match spans.last_mut() {
                 Some(prev) if joins => prev.end = r.end,
@@ -95,34 +92,28 @@ pub fn statements(schema: &Schema, conversation: &Conversation) -> Vec<String> {
     out
 }
 
-/// The words of a conversation (either speaker's) capitalised where a sentence's start does
-/// not force it: names ("There's a Waitrose and a Morrisons").
-fn capitalised_inside(conversation: &Conversation) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for t in conversation.turns() {
-        for r in sentence_spans(&t.text) {
-            for w in t.text[r].split_whitespace().skip(1).map(value_word) {
-                if w.chars().next().is_some_and(char::is_uppercase) && !out.iter().any(|o| o == w) {
-                    out.push(w.to_string());
-                }
-            }
-        }
-    }
-    out
+/// Whether the conversation (either speaker) says `word` capitalised where a sentence's start
+/// does not force it, as a name ("There's a Waitrose and a Morrisons").
+fn capitalised_inside(conversation: &Conversation, word: &str) -> bool {
+    conversation.turns().iter().any(|t| {
+        sentence_spans(&t.text).into_iter().any(|r| {
+            t.text[r]
+                .split_whitespace()
+                .skip(1)
+                .map(value_word)
+                .any(|w| w == word)
+        })
+    })
 }
 
 /// Whether a sentence is a name said alone, as an answer or a pick ("Fleetwood Mac.", "The
 /// Esso.", "Waitrose." when the conversation names Waitrose elsewhere): at most four words
 /// besides a leading article, each capitalised or a number, one of them a name where its
-/// capital is not the sentence's (`inside`, from [`capitalised_inside`]). "Okay." and
-/// "Thanks." are capitalised only as a sentence's first word, so they are no name.
-fn name_alone(sentence: &str, inside: &[String]) -> bool {
+/// capital is not the sentence's (here, or [`capitalised_inside`] the conversation). "Okay."
+/// and "Thanks." are capitalised only as a sentence's first word, so they are no name.
+fn name_alone(sentence: &str, conversation: &Conversation) -> bool {
     let words: Vec<&str> = sentence.split_whitespace().map(value_word).collect();
-    let lead = usize::from(
-        words
-            .first()
-            .is_some_and(|w| matches!(w.to_lowercase().as_str(), "the" | "a" | "an")),
-    );
+    let lead = usize::from(words.first().is_some_and(|w| article(&w.to_lowercase())));
     let name = &words[lead.min(words.len())..];
     let capital = |w: &&str| w.chars().next().is_some_and(char::is_uppercase);
     let number = |w: &&str| !w.is_empty() && w.chars().all(|c| c.is_ascii_digit());
@@ -131,7 +122,7 @@ fn name_alone(sentence: &str, inside: &[String]) -> bool {
         && name
             .iter()
             .enumerate()
-            .any(|(i, w)| capital(w) && (i + lead > 0 || inside.iter().any(|x| x == w)))
+            .any(|(i, w)| capital(w) && (i + lead > 0 || capitalised_inside(conversation, w)))
 }
 
 /// Whether a sentence refers to the thing the sentence before it is about by a personal
