@@ -180,6 +180,41 @@ pub fn asks(sentence: &str) -> bool {
     !request && opens
 }
 
+/// Whether the sentence asks to be reminded: it opens (after [`OPENERS`] and a request's
+/// opening, "Can you ...") with "remind me" or "remind us", "set (me) a reminder",
+/// "add a reminder" or "don't let me forget". What a reminder holds is a task for later, not
+/// what the speaker likes, however close its words come to a preference ("Remind me to pick up
+/// oat milk from Aldi" is no supermarket of theirs); "Old school country is the best, remind me
+/// of that" states first.
+pub fn reminds(sentence: &str) -> bool {
+    let words: Vec<String> = sentence
+        .replace('\u{2019}', "'")
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+                .to_lowercase()
+        })
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut i = words
+        .iter()
+        .take_while(|w| OPENERS.contains(&w.as_str()))
+        .count();
+    if let Some(p) = ASKING_FOR
+        .iter()
+        .find(|p| words.get(i..i + p.len()).is_some_and(|w| w == **p))
+    {
+        i += p.len();
+    }
+    let at = |k: usize| words.get(i + k).map_or("", String::as_str);
+    let me = |w: &str| matches!(w, "me" | "us");
+    let reminder = |k: usize| at(k) == "a" && matches!(at(k + 1), "reminder" | "note");
+    (at(0) == "remind" && me(at(1)))
+        || (matches!(at(0), "set" | "add" | "make" | "create" | "leave")
+            && (reminder(1) || me(at(1)) && reminder(2)))
+        || (matches!(at(0), "don't" | "dont") && at(1) == "let" && me(at(2)) && at(3) == "forget")
+}
+
 /// Whether the sentence limits what it asks to this moment: "just for tonight", "just for this
 /// drive", "only this time", "just this once", or "for a sec" / "for a minute" closing a clause
 /// ("Switch over to BBC Radio 2 for a sec, I want the travel news"; not "I can't be offline
@@ -242,7 +277,28 @@ pub fn only_now(sentence: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{asks, only_now, requests, supposes};
+    use super::{asks, only_now, reminds, requests, supposes};
+
+    #[test]
+    fn a_reminder_holds_a_task_not_a_preference() {
+        for r in [
+            "Remind me to pick up oat milk from Aldi on the way back.",
+            "Can you remind me to top up at the Esso before Friday?",
+            "Oh, and set a reminder to book the vegan place for Saturday.",
+            "Please set me a reminder for the dentist at four.",
+            "Don't let me forget the charger cable.",
+        ] {
+            assert!(reminds(r), "{r}");
+        }
+        for r in [
+            "Old school country is the best, remind me of that.",
+            "I always shop at Aldi, it reminds me of home.",
+            "Set the temperature to 21.",
+            "Let's go to the park first but remind me to use my card.",
+        ] {
+            assert!(!reminds(r), "{r}");
+        }
+    }
 
     #[test]
     fn a_question_that_asks_for_something_to_be_done_is_a_request() {

@@ -72,6 +72,14 @@ const OTHERS: &[&str] = &[
     "coworkers",
     "workmate",
     "in-laws",
+    "twins",
+    "missus",
+    "hubby",
+    "teenager",
+    "teenagers",
+    "toddler",
+    "stepson",
+    "stepdaughter",
 ];
 /// Verbs by which "he" or "she" has a taste of their own.
 const TASTE_VERBS: &[&str] = &[
@@ -86,6 +94,77 @@ const OPINION_VERBS: &[&str] = &[
 const NOT_PEOPLE: &[&str] = &[
     "it", "this", "that", "what", "which", "who", "there", "here",
 ];
+/// What only a person is, said of someone after "is" or "are" ("Jess is vegan", "They're
+/// obsessed with the Bluey soundtrack"): a diet, an allergy, a passion. "Jazz is my
+/// favourite" says what the speaker likes, not what jazz is.
+const PERSON_STATES: &[&str] = &[
+    "vegan",
+    "vegetarian",
+    "veggie",
+    "pescatarian",
+    "allergic",
+    "intolerant",
+    "coeliac",
+    "celiac",
+    "diabetic",
+    "lactose",
+    "gluten-free",
+    "dairy-free",
+    "halal",
+    "kosher",
+    "obsessed",
+    "into",
+    "addicted",
+    "fan",
+    "fans",
+];
+/// What a person is only with what it is about ("mad about", "keen on"): "Italian is crazy
+/// good" says nothing of a person.
+const PERSON_STATES_OF: &[(&str, &[&str])] = &[
+    ("crazy", &["about"]),
+    ("mad", &["about", "on", "for"]),
+    ("keen", &["on"]),
+    ("fond", &["of"]),
+    ("hooked", &["on"]),
+];
+/// Words between "is" or "are" and what the person is ("She's a really big fan", "They're
+/// both strictly vegetarian").
+const DEGREE: &[&str] = &[
+    "a",
+    "really",
+    "so",
+    "totally",
+    "completely",
+    "absolutely",
+    "strictly",
+    "very",
+    "big",
+    "huge",
+    "massive",
+    "such",
+    "all",
+    "both",
+    "still",
+    "now",
+    "properly",
+    "super",
+    "quite",
+    "pretty",
+    "severely",
+    "deathly",
+    "seriously",
+    "always",
+    "also",
+    "just",
+];
+/// Verbs by which "they" have a taste of their own ("They love that station"); after "can't",
+/// "won't" or "don't" only a verb of eating or bearing ("They won't eat fish"), since "They
+/// don't take cards" is said of a shop.
+const THEIR_TASTE: &[&str] = &[
+    "want", "like", "love", "prefer", "need", "hate", "dislike", "enjoy", "adore",
+];
+const BEARING: &[&str] = &["eat", "stand", "drink", "touch", "tolerate", "handle"];
+
 /// What opens a noun phrase naming one of [`OTHERS`].
 const DETERMINERS: &[&str] = &["my", "our", "the", "his", "her", "their"];
 
@@ -122,6 +201,23 @@ pub fn about_someone_else(sentence: &str) -> bool {
         });
         return verb.is_some_and(|v| third_person_verb(v));
     }
+    // "They love that station", "They're obsessed with the Bluey soundtrack"; not "They're my
+    // favourite band", where "they" is what the speaker likes, nor "They don't take cards".
+    match words.get(i).map(String::as_str) {
+        Some("they're") => return is_a_person_state(&words[i + 1..]),
+        Some("they") => {
+            let rest = skip_degree(&words[i + 1..]);
+            return match rest.first().map(String::as_str) {
+                Some("are" | "were") => is_a_person_state(&rest[1..]),
+                Some("can't" | "won't" | "don't" | "cannot") => {
+                    rest.get(1).is_some_and(|v| BEARING.contains(&v.as_str()))
+                }
+                Some(v) => THEIR_TASTE.contains(&v),
+                None => false,
+            };
+        }
+        _ => {}
+    }
     // "Jenny reckons ...", "Tom loves ...": a capitalised word that is no pronoun, then a verb
     // of taste or opinion in the third person singular, which neither "I" nor an imperative
     // takes.
@@ -138,6 +234,31 @@ pub fn about_someone_else(sentence: &str) -> bool {
             "wants" | "likes" | "loves" | "prefers" | "hates" | "dislikes" | "enjoys" | "adores"
         );
         if named && (taste || OPINION_VERBS.contains(&verb.as_str())) {
+            return true;
+        }
+        // "Jess is vegan", "Priya can't eat gluten": what only a person is, or can't bear.
+        let person = named
+            && match verb.as_str() {
+                "is" => is_a_person_state(&words[i + 2..]),
+                "can't" | "won't" | "doesn't" | "cannot" => words
+                    .get(i + 2)
+                    .is_some_and(|v| BEARING.contains(&v.as_str())),
+                _ => false,
+            };
+        if person {
+            return true;
+        }
+    }
+    // "Sam's allergic to nuts": a name and "'s", then what only a person is.
+    if let Some(first) = raw.get(i) {
+        let t = first.trim_end_matches(|c: char| !c.is_alphanumeric());
+        let name = t.strip_suffix("'s").or_else(|| t.strip_suffix("\u{2019}s"));
+        let named = name.is_some_and(|n| {
+            n.chars().next().is_some_and(char::is_uppercase)
+                && n.chars().all(|c| c.is_alphabetic() || c == '-')
+                && !NOT_PEOPLE.contains(&n.to_lowercase().as_str())
+        });
+        if named && is_a_person_state(&words[i + 1..]) {
             return true;
         }
     }
@@ -165,6 +286,28 @@ pub fn about_someone_else(sentence: &str) -> bool {
             .get(i + 3)
             .is_some_and(|w| matches!(w.as_str(), "i" | "me" | "myself"));
     !with_me
+}
+
+/// Words past any of [`DEGREE`].
+fn skip_degree(words: &[String]) -> &[String] {
+    let n = words
+        .iter()
+        .take_while(|w| DEGREE.contains(&w.as_str()))
+        .count();
+    &words[n..]
+}
+
+/// Whether the words, past any of [`DEGREE`], open with what only a person is
+/// ([`PERSON_STATES`]).
+fn is_a_person_state(words: &[String]) -> bool {
+    let rest = skip_degree(words);
+    let Some(state) = rest.first().map(String::as_str) else {
+        return false;
+    };
+    PERSON_STATES.contains(&state)
+        || PERSON_STATES_OF
+            .iter()
+            .any(|(w, of)| *w == state && rest.get(1).is_some_and(|p| of.contains(&p.as_str())))
 }
 
 /// A verb of taste or opinion in the third person singular ("loves", "reckons").
@@ -199,6 +342,28 @@ mod tests {
         assert!(!about_someone_else("Jazz does it for me."));
         assert!(!about_someone_else("Play something Tom likes."));
         assert!(!about_someone_else("My wife and I love Thai food."));
+        // A name or "they" said to be what only a person is, or to have a taste.
+        assert!(about_someone_else(
+            "Priya is strictly vegetarian, so no steakhouses."
+        ));
+        assert!(about_someone_else("Sam's allergic to nuts."));
+        assert!(about_someone_else("Marco can't eat gluten."));
+        assert!(about_someone_else(
+            "They're obsessed with that cartoon's theme tune."
+        ));
+        assert!(about_someone_else("They both love country music."));
+        assert!(about_someone_else("And they won't eat anything spicy."));
+        assert!(about_someone_else("The twins keep asking for McDonald's."));
+        assert!(!about_someone_else("They're my favourite band."));
+        assert!(!about_someone_else("They don't take cards there."));
+        assert!(!about_someone_else("They do the best flat white in town."));
+        assert!(!about_someone_else("Jazz is what I put on most days."));
+        assert!(!about_someone_else("Shell's always cheaper round here."));
+        assert!(!about_someone_else("Lidl is where we do the big shop."));
+        assert!(!about_someone_else("I'm vegan."));
+        assert!(!about_someone_else("Italian is crazy good."));
+        assert!(about_someone_else("Dev is mad about cricket commentary."));
+        assert!(!about_someone_else("I'm a huge fan of Radio 4."));
         assert!(!about_someone_else("I love Thai food, my wife does too."));
         assert!(!about_someone_else("My favourite is Thai."));
         assert!(!about_someone_else(
