@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 mod raw;
 mod set;
-use raw::{call_of, place, typed, valid_key, value_aliases, RawSchema};
+use raw::{call_of, place, real_names, typed, valid_key, value_aliases, RawSchema};
 pub use set::DetailSet;
 
 /// The schema shipped in the binary (`config/categories.toml`).
@@ -109,6 +109,11 @@ pub struct Detail {
     /// Other words for listed values, by value as listed ("recirculation" and "recirculate"
     /// for `inside`): a sentence that says one names the value (`memory::values`).
     pub value_aliases: Vec<(String, Vec<String>)>,
+    /// Real names drivers give a free-text value ("Tesco", "Shell", "Ionity"), which a
+    /// catalogue of invented ones does not hold: each is one more text the embedder places a
+    /// sentence by, like a known value, and never a value offered for a sentence that does not
+    /// say it (the value stays the user's words).
+    pub names: Vec<String>,
     /// A name-valued setting whose value is a place the person goes to (a destination): only
     /// a name or thing said as where one goes is its value ("drive *to* the airport", "a
     /// meeting *at* the Main Campus Library"; not "I'll call City Hospital").
@@ -283,6 +288,7 @@ impl Schema {
                     let (range, attributes) = typed(&rd)?;
                     let value_aliases = value_aliases(&rd, &attributes)?;
                     let place = place(&rd)?;
+                    let real = real_names(&rd)?;
                     let call = call_of(&rd)?;
                     sub.details.push(id);
                     schema.details.push(Detail {
@@ -299,6 +305,7 @@ impl Schema {
                         call,
                         aliases: rd.aliases,
                         value_aliases,
+                        names: real,
                         place,
                     });
                 }

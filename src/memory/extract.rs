@@ -20,18 +20,23 @@ mod held;
 mod mood;
 mod names;
 mod prompt;
+mod prototypes;
 mod spans;
 mod statements;
 mod subject;
 
 pub use held::{held_value_first, Held};
-pub use mood::{asks, only_now, requests, supposes};
+pub use mood::{asks, only_now, reminds, requests, supposes};
 use names::names_another;
 pub use names::{
     just_above, name_words, names_before_lists, names_first, names_one_device,
     said_of_another_thing, said_value_first, says_its_device, spoken_names,
 };
 pub use prompt::{prompt, prompt_prefix};
+pub use prototypes::{
+    lines_in_schema, name_texts, parse_examples, prototype_texts, says_name, sentence_scores,
+    Example, Prototype, DEFAULT_EXAMPLES,
+};
 use spans::referents;
 pub use spans::{proper_names, said_as_place, said_names, spans};
 pub use statements::statements;
@@ -68,112 +73,6 @@ pub struct Candidate {
 pub struct ParseError {
     pub answer: String,
     pub problem: String,
-}
-
-/// Texts that stand for a detail category when sentences are compared with it. Each detail
-/// has several: its place in the hierarchy with its description, one per known value (not the
-/// example values of a vehicle setting's free text), and each other name people call it by
-/// (its `aliases`).
-pub fn prototype_texts(schema: &Schema) -> Vec<(DetailId, String)> {
-    let mut out = Vec::new();
-    for d in schema.details() {
-        let sub = &schema.sub(d.sub).name;
-        out.push((d.id, format!("{sub} > {}: {}", d.name, d.description)));
-        // The example values of a vehicle setting's free text (colours) name no setting: "a
-        // subtle forest green" in household talk is no more the ambient light's than the
-        // panel's or the living room's. Its listed values (a choice) and CarMem's catalogue
-        // values (brands, stations) do name their category.
-        for a in d.attributes.iter().filter(|_| !d.has_example_values()) {
-            out.push((d.id, format!("{sub} > {}: {a}", d.name)));
-        }
-        // An alias is what people say: it stands alone, as a labelled example sentence does.
-        out.extend(d.aliases.iter().map(|p| (d.id, p.clone())));
-    }
-    out
-}
-
-/// A vector standing for a detail category: a schema text, or a labelled example sentence
-/// (which remembers the user it came from, so an evaluation can leave that user's out).
-#[derive(Debug, Clone)]
-pub struct Prototype {
-    pub detail: DetailId,
-    pub vector: Vec<f32>,
-    pub source: Option<String>,
-}
-
-/// One labelled example sentence (a line of `config/examples.jsonl`).
-#[derive(Debug, Clone, serde::Deserialize)]
-pub struct Example {
-    pub category: String,
-    pub sentence: String,
-    #[serde(default)]
-    pub source: Option<String>,
-}
-
-/// The examples shipped in the binary: one per conversation of the CarMem development split
-/// (`scripts/make-examples`).
-pub const DEFAULT_EXAMPLES: &str = include_str!("../../config/examples.jsonl");
-
-/// Reads examples (JSON lines), checking every category against the schema.
-pub fn parse_examples(schema: &Schema, text: &str) -> Result<Vec<(DetailId, Example)>, String> {
-    let mut out = Vec::new();
-    for (i, line) in text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-    {
-        let e: Example =
-            serde_json::from_str(line).map_err(|e| format!("examples line {}: {e}", i + 1))?;
-        let d = schema
-            .detail_by_key(&e.category)
-            .ok_or_else(|| format!("examples line {}: unknown category {:?}", i + 1, e.category))?;
-        out.push((d, e));
-    }
-    Ok(out)
-}
-
-/// The lines of labelled JSON lines (examples, requests) whose `category` the schema has: the
-/// built-in ones are CarMem's, and another schema keeps only what it shares with it.
-pub fn lines_in_schema(schema: &Schema, text: &str) -> String {
-    text.lines()
-        .filter(|l| {
-            serde_json::from_str::<Example>(l)
-                .is_ok_and(|e| schema.detail_by_key(&e.category).is_some())
-        })
-        .map(|l| format!("{l}\n"))
-        .collect()
-}
-
-/// Per sentence, the similarity to every detail: `sims[s][d]` (max over the detail's
-/// prototypes, leaving out examples from `exclude`).
-pub fn sentence_scores(
-    schema: &Schema,
-    prototypes: &[Prototype],
-    sentences: &[Vec<f32>],
-    exclude: Option<&str>,
-) -> Vec<Vec<f32>> {
-    sentences
-        .iter()
-        .map(|s| {
-            let mut row = vec![f32::NEG_INFINITY; schema.details().len()];
-            for Prototype {
-                detail: d,
-                vector: p,
-                source,
-            } in prototypes
-            {
-                if exclude.is_some() && source.as_deref() == exclude {
-                    continue;
-                }
-                let c = crate::embed::cosine(s, p);
-                let slot = &mut row[d.index()];
-                if c > *slot {
-                    *slot = c;
-                }
-            }
-            row
-        })
-        .collect()
 }
 
 /// How sentences become offers ([`offers`]).

@@ -162,7 +162,8 @@ impl Models {
     /// and that neither ask about a supposed situation ("What if I put premium in?":
     /// [`extract::supposes`]) or for an answer ("Is there a good Thai place near the theatre?":
     /// [`extract::asks`]) nor limit their wish to the moment ("Make the lights red, just for
-    /// tonight": [`extract::only_now`]).
+    /// tonight": [`extract::only_now`]) nor ask to be reminded ("Remind me to grab milk from
+    /// Aldi": [`extract::reminds`]).
     fn passing(&self, gate: &[f32], sentences: &[String]) -> Vec<bool> {
         gate.iter()
             .zip(sentences)
@@ -172,6 +173,7 @@ impl Models {
                     && !extract::supposes(s)
                     && !extract::asks(s)
                     && !extract::only_now(s)
+                    && !extract::reminds(s)
             })
             .collect()
     }
@@ -262,7 +264,7 @@ impl Models {
             .map(|((v, t), s)| self.gate.probability(v, t, s))
             .collect();
         let passes = self.passing(&gate, sentences);
-        let mut scores = extract::sentence_scores(&self.schema, protos, vecs, exclude);
+        let mut scores = extract::sentence_scores(&self.schema, protos, vecs, sentences, exclude);
         self.read_in_context(conversation, sentences, protos, &mut scores, exclude)?;
         self.settle_rows(&mut scores, &passes, sentences, held);
         Ok((gate, passes, scores))

@@ -275,24 +275,35 @@ impl Models {
         if let Some(p) = self.prototypes.get() {
             return Ok(p.clone());
         }
-        let mut labelled: Vec<(DetailId, String, Option<String>)> =
-            extract::prototype_texts(&self.schema)
+        // Each text with the user it came from (an example's) or the name it needs said.
+        type Labelled = (DetailId, String, Option<String>, Option<String>);
+        let mut labelled: Vec<Labelled> = extract::prototype_texts(&self.schema)
+            .into_iter()
+            .map(|(d, t)| (d, t, None, None))
+            .collect();
+        labelled.extend(
+            extract::name_texts(&self.schema)
                 .into_iter()
-                .map(|(d, t)| (d, t, None))
-                .collect();
+                .map(|(d, t, n)| (d, t, None, Some(n))),
+        );
         let x = &self.cfg.extraction;
         if x.use_examples {
             let examples = self.labelled(x.examples.as_deref(), extract::DEFAULT_EXAMPLES)?;
-            labelled.extend(examples.into_iter().map(|(d, e)| (d, e.sentence, e.source)));
+            labelled.extend(
+                examples
+                    .into_iter()
+                    .map(|(d, e)| (d, e.sentence, e.source, None)),
+            );
         }
-        let vecs = self.embed_fixed(labelled.iter().map(|(_, t, _)| t.clone()).collect())?;
+        let vecs = self.embed_fixed(labelled.iter().map(|(_, t, ..)| t.clone()).collect())?;
         let protos: Vec<Prototype> = labelled
             .into_iter()
             .zip(vecs)
-            .map(|((detail, _, source), vector)| Prototype {
+            .map(|((detail, _, source, said), vector)| Prototype {
                 detail,
                 vector,
                 source,
+                said,
             })
             .collect();
         Ok(self.prototypes.get_or_init(|| Arc::new(protos)).clone())

@@ -190,6 +190,9 @@ pub struct WireDetail {
     /// Other words for listed values, by value.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub value_aliases: BTreeMap<String, Vec<String>>,
+    /// Real names drivers give a free-text value.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub names: Vec<String>,
 }
 
 impl WireDetail {
@@ -208,6 +211,7 @@ impl WireDetail {
             max: d.range.map(|r| r.1),
             aliases: d.aliases.clone(),
             value_aliases: d.value_aliases.iter().cloned().collect(),
+            names: d.names.clone(),
         }
     }
 }

@@ -55,6 +55,9 @@ pub(super) struct RawDetail {
     /// Other words for listed values ("recirculation" for `inside`), by value.
     #[serde(default)]
     pub(super) value_aliases: BTreeMap<String, Vec<String>>,
+    /// Real names drivers give a free-text value (brands, networks, stations).
+    #[serde(default)]
+    pub(super) names: Vec<String>,
     /// Whether the value is a place the person goes to (a destination).
     #[serde(default)]
     pub(super) place: bool,
@@ -142,6 +145,27 @@ pub(super) fn value_aliases(
             listed.clone(),
             phrases.iter().map(|p| p.trim().to_string()).collect(),
         ));
+    }
+    Ok(out)
+}
+
+/// A detail's real names ([`RawDetail::names`]), checked: only free text has them, each a
+/// non-empty name given once.
+pub(super) fn real_names(rd: &RawDetail) -> Result<Vec<String>, SchemaError> {
+    let invalid = |m: String| Err(SchemaError::Invalid(format!("detail {:?} {m}", rd.name)));
+    if !rd.names.is_empty() && rd.kind != ValueKind::Text {
+        return invalid("has names but its value is no free text".into());
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for n in &rd.names {
+        if n.trim().is_empty() {
+            return invalid("has an empty name".into());
+        }
+        if !seen.insert(n.trim().to_lowercase()) {
+            return invalid(format!("gives the name {n:?} twice"));
+        }
+        out.push(n.trim().to_string());
     }
     Ok(out)
 }

@@ -122,6 +122,12 @@ fn typed_details_are_checked() {
         "{head}kind = \"flag\"\nvalue_aliases = {{ on = [\"x\"] }}\n"
     ))
     .contains("lists no values"));
+    // Real names belong to free text, each given once.
+    assert!(e(&format!("{choice}names = [\"x\"]\n")).contains("no free text"));
+    assert!(e(&format!("{head}names = [\"Tesco\", \"tesco\"]\n")).contains("twice"));
+    assert!(e(&format!("{head}names = [\"\"]\n")).contains("empty name"));
+    let named = Schema::from_toml(&one_detail(&format!("{head}names = [\" Lidl \"]\n"))).unwrap();
+    assert_eq!(named.details()[0].names, ["Lidl"]);
     // Only a setting whose value is a name of the user's is a place.
     assert!(e(&format!("{choice}place = true\n")).contains("place = true"));
     let ok = Schema::from_toml(&one_detail(&format!(

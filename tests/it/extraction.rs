@@ -46,6 +46,24 @@ fn everyday_requests_and_questions_store_nothing() {
             ("assistant", "Sunny, with a high of 31 degrees."),
             ("user", "Thanks."),
         ],
+        // A reminder holds a task; someone else's diet is theirs.
+        vec![
+            (
+                "user",
+                "Remind me to pick up oat milk from Aldi on the way back.",
+            ),
+            ("assistant", "Okay, I'll remind you when you're near Aldi."),
+        ],
+        vec![
+            (
+                "user",
+                "Priya is strictly vegetarian, so find us somewhere with good veggie options.",
+            ),
+            (
+                "assistant",
+                "There's a Thai place with a vegetarian menu nearby.",
+            ),
+        ],
     ] {
         let c = conv(&turns);
         let out = m.remember(&u, &c).unwrap();
@@ -138,6 +156,32 @@ fn a_value_the_user_names_is_stored_in_their_words_not_a_catalogue_neighbour() {
     let out = m.remember(&u, &c).unwrap();
     let got = values_of(&m, &out, "preferred_supermarket_chains");
     assert_eq!(got, vec!["Aldi"], "{out:?}");
+}
+
+#[test]
+fn a_real_brand_the_catalogue_lacks_is_placed_by_its_name_and_kept_as_said() {
+    // CarMem's supermarket catalogue is invented; the schema's `names` hold real chains, so a
+    // sentence saying one is read as about its category, and the value is the driver's word.
+    let dir = tempdir().unwrap();
+    let m = open(dir.path());
+    let u = user("driver");
+    let c = conv(&[
+        ("user", "We always do the big shop at Tesco."),
+        ("assistant", "Noted."),
+    ]);
+    let out = m.remember(&u, &c).unwrap();
+    assert_eq!(
+        values_of(&m, &out, "preferred_supermarket_chains"),
+        vec!["Tesco"],
+        "{out:?}"
+    );
+    // A request that names one stores nothing.
+    let v = user("visitor");
+    let asked = conv(&[
+        ("user", "Take me to the nearest Tesco."),
+        ("assistant", "Navigating to Tesco Extra, 2 miles."),
+    ]);
+    assert!(m.remember(&v, &asked).unwrap().is_empty());
 }
 
 #[test]

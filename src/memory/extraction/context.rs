@@ -34,7 +34,7 @@ impl Models {
         texts.sort();
         texts.dedup();
         let (vecs, _) = self.embed_sentences(&texts)?;
-        let rows = extract::sentence_scores(&self.schema, prototypes, &vecs, exclude);
+        let rows = extract::sentence_scores(&self.schema, prototypes, &vecs, &texts, exclude);
         let ctx: Vec<Option<Vec<f32>>> = before
             .iter()
             .map(|b| {

@@ -1,0 +1,208 @@
+//! The texts that stand for each detail category, embedded once (`Models::prototypes`), and
+//! each sentence's similarity to every category: the best over the category's texts.
+
+use crate::schema::{DetailId, Schema};
+
+/// Texts that stand for a detail category when sentences are compared with it. Each detail
+/// has several: its place in the hierarchy with its description, one per known value (not the
+/// example values of a vehicle setting's free text), and each other name people call it by
+/// (its `aliases`). The real names of its values stand for it too, for a sentence that says
+/// them ([`name_texts`]).
+pub fn prototype_texts(schema: &Schema) -> Vec<(DetailId, String)> {
+    let mut out = Vec::new();
+    for d in schema.details() {
+        let sub = &schema.sub(d.sub).name;
+        out.push((d.id, format!("{sub} > {}: {}", d.name, d.description)));
+        // The example values of a vehicle setting's free text (colours) name no setting: "a
+        // subtle forest green" in household talk is no more the ambient light's than the
+        // panel's or the living room's. Its listed values (a choice) and CarMem's catalogue
+        // values (brands, stations) do name their category.
+        for a in d.attributes.iter().filter(|_| !d.has_example_values()) {
+            out.push((d.id, value_text(sub, &d.name, a)));
+        }
+        // An alias is what people say: it stands alone, as a labelled example sentence does.
+        out.extend(d.aliases.iter().map(|p| (d.id, p.clone())));
+    }
+    out
+}
+
+/// The texts of the real names drivers give a detail's values (its `names`: "Tesco" for the
+/// supermarket chains, whose catalogue is invented), each with the name: such a text stands for
+/// its category only for a sentence that says the name ([`says_name`]), so that a sentence
+/// saying none ("Find a gas station nearby") reads the schema as it is.
+pub fn name_texts(schema: &Schema) -> Vec<(DetailId, String, String)> {
+    schema
+        .details()
+        .iter()
+        .flat_map(|d| {
+            let sub = &schema.sub(d.sub).name;
+            d.names
+                .iter()
+                .map(move |n| (d.id, value_text(sub, &d.name, n), n.clone()))
+        })
+        .collect()
+}
+
+/// Whether a sentence says a name, as whole words, apostrophes aside and a plural or
+/// possessive `s` allowed ("Sainsburys" says "Sainsbury's", "Tesco's" says "Tesco"): as written, capitals and all, unless the sentence
+/// has no capital letter at all (a transcript in lower case), so that "I'll shell out for it"
+/// says no "Shell".
+pub fn says_name(sentence: &str, name: &str) -> bool {
+    let fold = |s: &str| -> Vec<char> {
+        s.chars()
+            .filter(|&c| c != '\'' && c != '\u{2019}')
+            .collect()
+    };
+    let lower = !sentence.chars().any(char::is_uppercase);
+    let (hay, needle) = if lower {
+        (fold(&sentence.to_lowercase()), fold(&name.to_lowercase()))
+    } else {
+        (fold(sentence), fold(name))
+    };
+    if needle.is_empty() || needle.len() > hay.len() {
+        return false;
+    }
+    let ends = |k: usize| hay.get(k).is_none_or(|c| !c.is_alphanumeric());
+    (0..=hay.len() - needle.len()).any(|i| {
+        let end = i + needle.len();
+        hay[i..end] == needle[..]
+            && (i == 0 || !hay[i - 1].is_alphanumeric())
+            && (ends(end) || hay[end] == 's' && ends(end + 1))
+    })
+}
+
+/// The prototype text of one known value of a detail.
+fn value_text(sub: &str, detail: &str, value: &str) -> String {
+    format!("{sub} > {detail}: {value}")
+}
+
+/// A vector standing for a detail category: a schema text, or a labelled example sentence
+/// (which remembers the user it came from, so an evaluation can leave that user's out).
+#[derive(Debug, Clone)]
+pub struct Prototype {
+    pub detail: DetailId,
+    pub vector: Vec<f32>,
+    pub source: Option<String>,
+    /// A real name the sentence must say for this text to count ([`name_texts`]).
+    pub said: Option<String>,
+}
+
+/// One labelled example sentence (a line of `config/examples.jsonl`).
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct Example {
+    pub category: String,
+    pub sentence: String,
+    #[serde(default)]
+    pub source: Option<String>,
+}
+
+/// The examples shipped in the binary: one per conversation of the CarMem development split
+/// (`scripts/make-examples`).
+pub const DEFAULT_EXAMPLES: &str = include_str!("../../../config/examples.jsonl");
+
+/// Reads examples (JSON lines), checking every category against the schema.
+pub fn parse_examples(schema: &Schema, text: &str) -> Result<Vec<(DetailId, Example)>, String> {
+    let mut out = Vec::new();
+    for (i, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let e: Example =
+            serde_json::from_str(line).map_err(|e| format!("examples line {}: {e}", i + 1))?;
+        let d = schema
+            .detail_by_key(&e.category)
+            .ok_or_else(|| format!("examples line {}: unknown category {:?}", i + 1, e.category))?;
+        out.push((d, e));
+    }
+    Ok(out)
+}
+
+/// The lines of labelled JSON lines (examples, requests) whose `category` the schema has: the
+/// built-in ones are CarMem's, and another schema keeps only what it shares with it.
+pub fn lines_in_schema(schema: &Schema, text: &str) -> String {
+    text.lines()
+        .filter(|l| {
+            serde_json::from_str::<Example>(l)
+                .is_ok_and(|e| schema.detail_by_key(&e.category).is_some())
+        })
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// Per sentence (its vector and its text), the similarity to every detail: `sims[s][d]` (max
+/// over the detail's prototypes, leaving out examples from `exclude` and the real names the
+/// sentence does not say).
+pub fn sentence_scores(
+    schema: &Schema,
+    prototypes: &[Prototype],
+    sentences: &[Vec<f32>],
+    texts: &[String],
+    exclude: Option<&str>,
+) -> Vec<Vec<f32>> {
+    sentences
+        .iter()
+        .zip(texts)
+        .map(|(s, text)| {
+            let mut row = vec![f32::NEG_INFINITY; schema.details().len()];
+            for Prototype {
+                detail: d,
+                vector: p,
+                source,
+                said,
+            } in prototypes
+            {
+                if exclude.is_some() && source.as_deref() == exclude {
+                    continue;
+                }
+                if said.as_deref().is_some_and(|n| !says_name(text, n)) {
+                    continue;
+                }
+                let c = crate::embed::cosine(s, p);
+                let slot = &mut row[d.index()];
+                if c > *slot {
+                    *slot = c;
+                }
+            }
+            row
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{name_texts, prototype_texts, says_name};
+    use crate::schema::Schema;
+
+    #[test]
+    fn a_name_is_said_as_whole_words_as_written() {
+        assert!(says_name("We always do the big shop at Tesco.", "Tesco"));
+        assert!(says_name("Tesco's fine.", "Tesco"));
+        assert!(says_name("Sainsburys every Saturday.", "Sainsbury's"));
+        assert!(says_name("Stick on BBC Radio 2.", "BBC Radio 2"));
+        // A transcript in lower case says it too; a capitalised one says it capitalised.
+        assert!(says_name("i only ever fill up at shell", "Shell"));
+        assert!(!says_name("I'll shell out for it.", "Shell"));
+        assert!(!says_name("The Tesco Express closed.", "Tesco Extra"));
+        assert!(!says_name("Find a BPM counter.", "BP"));
+        assert!(!says_name("Play Radio 22.", "Radio 2"));
+        assert!(!says_name("", "BP"));
+    }
+
+    #[test]
+    fn real_names_stand_apart_from_the_schema_texts() {
+        let s = Schema::embedded();
+        let names = name_texts(&s);
+        let super_chains = s.detail_by_key("preferred_supermarket_chains").unwrap();
+        assert!(names
+            .iter()
+            .any(|(d, t, n)| *d == super_chains && n == "Tesco" && t.ends_with(": Tesco")));
+        // They are no text every sentence is compared with.
+        let texts = prototype_texts(&s);
+        assert!(!texts.iter().any(|(_, t)| t.ends_with(": Tesco")));
+        // Only free text has names; CarMem's choices have none.
+        assert!(names
+            .iter()
+            .all(|(d, ..)| s.detail(*d).kind == crate::schema::ValueKind::Text));
+    }
+}
