@@ -175,6 +175,21 @@ fn a_real_brand_the_catalogue_lacks_is_placed_by_its_name_and_kept_as_said() {
         vec!["Tesco"],
         "{out:?}"
     );
+    // A listed name said in the driver's own spelling is the name, before another one said.
+    let w = user("shopper");
+    let spelt = conv(&[
+        (
+            "user",
+            "Sainsburys is the only supermarket I bother with, I've got the Nectar card.",
+        ),
+        ("assistant", "Noted."),
+    ]);
+    let out = m.remember(&w, &spelt).unwrap();
+    assert_eq!(
+        values_of(&m, &out, "preferred_supermarket_chains"),
+        vec!["Sainsbury's"],
+        "{out:?}"
+    );
     // A request that names one stores nothing.
     let v = user("visitor");
     let asked = conv(&[

@@ -92,7 +92,26 @@ impl Models {
                     .iter()
                     .any(|s| extract::said_as_place(s, n))
             };
-            let names: Vec<String> = extract::said_names(sentences, only.sentence)
+            // A real name the schema lists for the category, said in the evidence ("Esso's
+            // the only place I buy fuel, I've got the Nectar card for it"), is the name,
+            // as the schema spells it, before any other ([`extract::says_name`]); the longest
+            // of those said ("BBC Radio 2", not also "Radio 2").
+            let listed: Vec<String> = d
+                .names
+                .iter()
+                .filter(|n| extract::says_name(evidence, n))
+                .cloned()
+                .collect();
+            let listed: Vec<String> = listed
+                .iter()
+                .filter(|n| !listed.iter().any(|m| m != *n && extract::says_name(m, n)))
+                .cloned()
+                .collect();
+            let said = match listed.is_empty() {
+                true => extract::said_names(sentences, only.sentence),
+                false => listed,
+            };
+            let names: Vec<String> = said
                 .into_iter()
                 .filter(|n| !values::known_anywhere(&self.schema, n))
                 .filter(|n| !d.place || as_place(n))
