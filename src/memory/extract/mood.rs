@@ -208,9 +208,10 @@ pub fn reminds(sentence: &str) -> bool {
     }
     let at = |k: usize| words.get(i + k).map_or("", String::as_str);
     let me = |w: &str| matches!(w, "me" | "us");
-    let reminder = |k: usize| at(k) == "a" && matches!(at(k + 1), "reminder" | "note");
+    // Not "make a note": "Make a note that I'm vegetarian" asks the car to remember.
+    let reminder = |k: usize| at(k) == "a" && at(k + 1) == "reminder";
     (at(0) == "remind" && me(at(1)))
-        || (matches!(at(0), "set" | "add" | "make" | "create" | "leave")
+        || (matches!(at(0), "set" | "add" | "make" | "create")
             && (reminder(1) || me(at(1)) && reminder(2)))
         || (matches!(at(0), "don't" | "dont") && at(1) == "let" && me(at(2)) && at(3) == "forget")
 }
@@ -295,6 +296,7 @@ mod tests {
             "I always shop at Aldi, it reminds me of home.",
             "Set the temperature to 21.",
             "Let's go to the park first but remind me to use my card.",
+            "Make a note that I'm vegetarian.",
         ] {
             assert!(!reminds(r), "{r}");
         }
