@@ -44,9 +44,9 @@ pub fn name_texts(schema: &Schema) -> Vec<(DetailId, String, String)> {
 }
 
 /// Whether a sentence says a name, as whole words, apostrophes aside and a plural or
-/// possessive `s` allowed ("Sainsburys" says "Sainsbury's", "Tesco's" says "Tesco"): as written, capitals and all, unless the sentence
-/// has no capital letter at all (a transcript in lower case), so that "I'll shell out for it"
-/// says no "Shell".
+/// possessive `s` allowed ("Sainsburys" says "Sainsbury's", "Tesco's" says "Tesco"): as
+/// written, capitals and all, unless the sentence has no capital letter at all (a transcript
+/// in lower case), so that "I'll shell out for it" says no "Shell".
 pub fn says_name(sentence: &str, name: &str) -> bool {
     let fold = |s: &str| -> Vec<char> {
         s.chars()
