@@ -133,18 +133,11 @@ pub(super) fn value_aliases(
                 "has value_aliases for {value:?}, which it does not list"
             ));
         };
-        for p in phrases {
-            if p.trim().is_empty() {
-                return invalid(format!("has an empty alias for {value:?}"));
-            }
-            if !seen.insert(p.trim().to_lowercase()) {
-                return invalid(format!("gives the alias {p:?} twice"));
-            }
+        let of = format!(" for {value:?}");
+        match trimmed_once(phrases, &mut seen, "alias", &of) {
+            Ok(phrases) => out.push((listed.clone(), phrases)),
+            Err(m) => return invalid(m),
         }
-        out.push((
-            listed.clone(),
-            phrases.iter().map(|p| p.trim().to_string()).collect(),
-        ));
     }
     Ok(out)
 }
@@ -156,16 +149,27 @@ pub(super) fn real_names(rd: &RawDetail) -> Result<Vec<String>, SchemaError> {
     if !rd.names.is_empty() && rd.kind != ValueKind::Text {
         return invalid("has names but its value is no free text".into());
     }
-    let mut seen = std::collections::HashSet::new();
+    trimmed_once(&rd.names, &mut Default::default(), "name", "").or_else(invalid)
+}
+
+/// Phrases a schema gives (aliases, names), trimmed, checked: none empty, none given twice
+/// (case aside) among those already `seen`. The error says which, as "has an empty {kind}{of}"
+/// or "gives the {kind} "..." twice".
+fn trimmed_once(
+    phrases: &[String],
+    seen: &mut std::collections::HashSet<String>,
+    kind: &str,
+    of: &str,
+) -> Result<Vec<String>, String> {
     let mut out = Vec::new();
-    for n in &rd.names {
-        if n.trim().is_empty() {
-            return invalid("has an empty name".into());
+    for p in phrases {
+        if p.trim().is_empty() {
+            return Err(format!("has an empty {kind}{of}"));
         }
-        if !seen.insert(n.trim().to_lowercase()) {
-            return invalid(format!("gives the name {n:?} twice"));
+        if !seen.insert(p.trim().to_lowercase()) {
+            return Err(format!("gives the {kind} {p:?} twice"));
         }
-        out.push(n.trim().to_string());
+        out.push(p.trim().to_string());
     }
     Ok(out)
 }

@@ -3,6 +3,8 @@
 //! words come to one ("What if I put premium in instead of regular?" is no fuel preference).
 //! Nor does a wish its speaker limits to the moment ("Make the lights red, just for tonight").
 
+use super::spans::token_word;
+
 /// Words that open a supposition: "if", "what if", "suppose", "supposing", "imagine", "say" (not
 /// "say," as a call for attention: "Say, could you put on some jazz?").
 const SUPPOSING: &[&str] = &["if", "suppose", "supposing", "imagine", "say"];
@@ -139,13 +141,9 @@ pub fn asks(sentence: &str) -> bool {
         return false;
     }
     let words: Vec<&str> = s.split_whitespace().collect();
-    let bare = |w: &str| {
-        w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
-            .to_lowercase()
-    };
     let mut i = 0;
     while let Some(w) = words.get(i) {
-        let b = bare(w);
+        let b = token_word(w);
         // An opener, or a name called by before a comma ("Jack, is it far?").
         let called = i == 0
             && w.ends_with(',')
@@ -160,7 +158,7 @@ pub fn asks(sentence: &str) -> bool {
     }
     let from: Vec<String> = words[i.min(words.len())..]
         .iter()
-        .map(|w| bare(w))
+        .map(|w| token_word(w))
         .collect();
     let at = |k: usize| from.get(k).map_or("", String::as_str);
     // A request in the first clause ("Can you make sure the seat never gets hot, as I don't
@@ -188,12 +186,8 @@ pub fn asks(sentence: &str) -> bool {
 /// of that" states first.
 pub fn reminds(sentence: &str) -> bool {
     let words: Vec<String> = sentence
-        .replace('\u{2019}', "'")
         .split_whitespace()
-        .map(|w| {
-            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
-                .to_lowercase()
-        })
+        .map(token_word)
         .filter(|w| !w.is_empty())
         .collect();
     let mut i = words

@@ -48,27 +48,49 @@ pub fn name_texts(schema: &Schema) -> Vec<(DetailId, String, String)> {
 /// written, capitals and all, unless the sentence has no capital letter at all (a transcript
 /// in lower case), so that "I'll shell out for it" says no "Shell".
 pub fn says_name(sentence: &str, name: &str) -> bool {
-    let fold = |s: &str| -> Vec<char> {
+    Heard::of(sentence).says(name)
+}
+
+/// A sentence folded once for [`says_name`], to be asked about many names.
+struct Heard {
+    chars: Vec<char>,
+    /// The transcript has no capital letter: names are compared in lower case.
+    lower: bool,
+}
+
+impl Heard {
+    fn fold(s: &str) -> Vec<char> {
         s.chars()
             .filter(|&c| c != '\'' && c != '\u{2019}')
             .collect()
-    };
-    let lower = !sentence.chars().any(char::is_uppercase);
-    let (hay, needle) = if lower {
-        (fold(&sentence.to_lowercase()), fold(&name.to_lowercase()))
-    } else {
-        (fold(sentence), fold(name))
-    };
-    if needle.is_empty() || needle.len() > hay.len() {
-        return false;
     }
-    let ends = |k: usize| hay.get(k).is_none_or(|c| !c.is_alphanumeric());
-    (0..=hay.len() - needle.len()).any(|i| {
-        let end = i + needle.len();
-        hay[i..end] == needle[..]
-            && (i == 0 || !hay[i - 1].is_alphanumeric())
-            && (ends(end) || hay[end] == 's' && ends(end + 1))
-    })
+
+    fn of(sentence: &str) -> Self {
+        let lower = !sentence.chars().any(char::is_uppercase);
+        let chars = match lower {
+            true => Self::fold(&sentence.to_lowercase()),
+            false => Self::fold(sentence),
+        };
+        Heard { chars, lower }
+    }
+
+    fn says(&self, name: &str) -> bool {
+        let hay = &self.chars;
+        let needle = match self.lower {
+            true => Self::fold(&name.to_lowercase()),
+            false => Self::fold(name),
+        };
+        if needle.is_empty() || needle.len() > hay.len() {
+            return false;
+        }
+        let ends = |k: usize| hay.get(k).is_none_or(|c| !c.is_alphanumeric());
+        (0..=hay.len() - needle.len()).any(|i| {
+            let end = i + needle.len();
+            hay[i..end] == needle[..]
+                && (i == 0 || !hay[i - 1].is_alphanumeric())
+                && (ends(end) || hay[end] == 's' && ends(end + 1))
+        })
+    }
 }
 
 /// The prototype text of one known value of a detail.
@@ -144,6 +166,7 @@ pub fn sentence_scores(
         .iter()
         .zip(texts)
         .map(|(s, text)| {
+            let heard = Heard::of(text);
             let mut row = vec![f32::NEG_INFINITY; schema.details().len()];
             for Prototype {
                 detail: d,
@@ -155,7 +178,7 @@ pub fn sentence_scores(
                 if exclude.is_some() && source.as_deref() == exclude {
                     continue;
                 }
-                if said.as_deref().is_some_and(|n| !says_name(text, n)) {
+                if said.as_deref().is_some_and(|n| !heard.says(n)) {
                     continue;
                 }
                 let c = crate::embed::cosine(s, p);

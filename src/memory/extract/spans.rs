@@ -44,13 +44,16 @@ const BACK_REFERENCES: &[&str] = &[
 /// (apostrophes kept, a typographic one written as `'`: "They’re," is "they're"); a token of
 /// marks alone is empty.
 pub(super) fn token_words(s: &str) -> Vec<String> {
-    s.split_whitespace()
-        .map(|w| {
-            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '\u{2019}')
-                .to_lowercase()
-                .replace('\u{2019}', "'")
-        })
-        .collect()
+    s.split_whitespace().map(token_word).collect()
+}
+
+/// One word as [`token_words`] gives it: lower case, everything but letters, digits and
+/// apostrophes trimmed from its ends, the typographic apostrophe folded to `'` ("Don’t," ->
+/// "don't").
+pub(super) fn token_word(w: &str) -> String {
+    w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '\u{2019}')
+        .to_lowercase()
+        .replace('\u{2019}', "'")
 }
 
 /// Whether a sentence points back at what was said before it ("it", "they're", "that", ...).

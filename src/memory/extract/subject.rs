@@ -223,11 +223,7 @@ pub fn about_someone_else(sentence: &str) -> bool {
     // takes.
     let raw: Vec<&str> = sentence.split_whitespace().collect();
     if let (Some(first), Some(verb)) = (raw.get(i), words.get(i + 1)) {
-        let named = first.chars().next().is_some_and(char::is_uppercase)
-            && first.chars().all(|c| c.is_alphabetic() || c == '-')
-            && !NOT_PEOPLE.contains(&words[i].as_str())
-            && !DETERMINERS.contains(&words[i].as_str())
-            && words[i] != "i";
+        let named = person_name(first);
         // Not "does", "keeps", "finds": "Jazz does it for me", "Coffee keeps me awake".
         let taste = matches!(
             verb.as_str(),
@@ -253,11 +249,7 @@ pub fn about_someone_else(sentence: &str) -> bool {
     if let Some(first) = raw.get(i) {
         let t = first.trim_end_matches(|c: char| !c.is_alphanumeric());
         let name = t.strip_suffix("'s").or_else(|| t.strip_suffix("\u{2019}s"));
-        let named = name.is_some_and(|n| {
-            n.chars().next().is_some_and(char::is_uppercase)
-                && n.chars().all(|c| c.is_alphabetic() || c == '-')
-                && !NOT_PEOPLE.contains(&n.to_lowercase().as_str())
-        });
+        let named = name.is_some_and(person_name);
         if named && is_a_person_state(&words[i + 1..]) {
             return true;
         }
@@ -286,6 +278,17 @@ pub fn about_someone_else(sentence: &str) -> bool {
             .get(i + 3)
             .is_some_and(|w| matches!(w.as_str(), "i" | "me" | "myself"));
     !with_me
+}
+
+/// Whether a word as written can be a person's name: capitalised, letters and hyphens only, and
+/// no pronoun or other word of [`NOT_PEOPLE`], no determiner, not "I" ("Jenny", "Anne-Marie").
+fn person_name(word: &str) -> bool {
+    let lower = word.to_lowercase();
+    word.chars().next().is_some_and(char::is_uppercase)
+        && word.chars().all(|c| c.is_alphabetic() || c == '-')
+        && !NOT_PEOPLE.contains(&lower.as_str())
+        && !DETERMINERS.contains(&lower.as_str())
+        && lower != "i"
 }
 
 /// Words past any of [`DEGREE`].
