@@ -40,7 +40,7 @@ pub use prototypes::{
 use spans::referents;
 pub use spans::{proper_names, said_as_place, said_names, spans};
 pub use statements::statements;
-pub use subject::about_someone_else;
+pub use subject::{about_someone_else, for_someone_else};
 
 /// A preference read out of a conversation, not yet maintained against the store.
 #[derive(Debug, Clone, PartialEq)]

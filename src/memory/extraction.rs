@@ -158,7 +158,8 @@ impl Models {
     }
 
     /// Which sentences pass the gate: those it scores above its threshold whose subject is the
-    /// speaker ("My wife loves Thai food" is about someone else: [`extract::about_someone_else`])
+    /// speaker ("My wife loves Thai food" is about someone else: [`extract::about_someone_else`];
+    /// "Heated seat on for him too" asks for someone else: [`extract::for_someone_else`])
     /// and that neither ask about a supposed situation ("What if I put premium in?":
     /// [`extract::supposes`]) or for an answer ("Is there a good Thai place near the theatre?":
     /// [`extract::asks`]) nor limit their wish to the moment ("Make the lights red, just for
@@ -170,6 +171,7 @@ impl Models {
             .map(|(&p, s)| {
                 self.gate.passes(p)
                     && !extract::about_someone_else(s)
+                    && !extract::for_someone_else(s)
                     && !extract::supposes(s)
                     && !extract::asks(s)
                     && !extract::only_now(s)

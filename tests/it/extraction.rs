@@ -77,6 +77,33 @@ fn everyday_requests_and_questions_store_nothing() {
 }
 
 #[test]
+fn a_setting_for_someone_else_or_a_question_of_a_supposed_case_stores_nothing() {
+    let dir = tempdir().unwrap();
+    let m = open(dir.path());
+    let u = user("driver");
+    // Each of these passes the shipped gate (> .5) on its words alone, and its best category
+    // would be offered: what stops it is how it is said (a setting made for a passenger, a
+    // question about a supposed case).
+    for (said, reply) in [
+        (
+            "Turn the ambient lighting to purple for her.",
+            "Ambient lighting is now purple.",
+        ),
+        (
+            "Hypothetically, if I went vegan, would the car still find me decent places to eat?",
+            "Yes, I can filter restaurants by vegan options.",
+        ),
+    ] {
+        let c = conv(&[("user", said), ("assistant", reply)]);
+        let x = m.extract(&c, &m.allowed(&u).unwrap()).unwrap();
+        assert!(x.gate.iter().any(|&p| p > 0.5), "{said}: gate {:?}", x.gate);
+        assert!(x.offered.is_empty(), "{said} offered {:?}", x.offered);
+        assert!(m.remember(&u, &c).unwrap().is_empty(), "{said}");
+    }
+    assert!(m.list(&u).unwrap().is_empty());
+}
+
+#[test]
 fn a_question_asking_what_is_so_stores_nothing_a_statement_before_it_does() {
     let dir = tempdir().unwrap();
     let m = open(dir.path());

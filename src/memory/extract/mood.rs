@@ -10,7 +10,8 @@ use super::spans::token_word;
 const SUPPOSING: &[&str] = &["if", "suppose", "supposing", "imagine", "say"];
 
 /// Whether the sentence is a question about a supposed situation: it ends with a question mark
-/// and opens (after "and", "but", "so", "or") with a supposition ([`SUPPOSING`], or "what if").
+/// and opens (after "and", "but", "so", "or") with a supposition ([`SUPPOSING`], "what if",
+/// "hypothetically", "theoretically", "in theory").
 pub fn supposes(sentence: &str) -> bool {
     let s = sentence.trim();
     if !s.ends_with('?') {
@@ -32,6 +33,12 @@ pub fn supposes(sentence: &str) -> bool {
         return false;
     };
     let opener = bare(first);
+    // "Hypothetically, if I ...?", "In theory, could I ...?": said of a supposed case.
+    if matches!(opener.as_str(), "hypothetically" | "theoretically")
+        || opener == "in" && words.get(i + 1).is_some_and(|w| bare(w) == "theory")
+    {
+        return true;
+    }
     if opener == "what" {
         return words.get(i + 1).is_some_and(|w| bare(w) == "if");
     }
@@ -354,6 +361,13 @@ mod tests {
         assert!(!supposes("Say, could you put on some jazz?"));
         assert!(!supposes("Can you find me an Italian restaurant nearby?"));
         assert!(!supposes("What if"));
+        assert!(supposes(
+            "Hypothetically, if we went electric, where would I charge on the motorway?"
+        ));
+        assert!(supposes("In theory, could the car run on E10?"));
+        assert!(!supposes(
+            "In the mornings I want it at 19, can you remember that?"
+        ));
     }
 
     #[test]

@@ -280,6 +280,47 @@ pub fn about_someone_else(sentence: &str) -> bool {
     !with_me
 }
 
+/// Words by which a speaker says something of their own: "I love ...", "I'm ...", "I'd ...".
+const FIRST_PERSON: &[&str] = &["i", "i'm", "i've", "i'd", "i'll", "im"];
+
+/// Whether the sentence asks for something for someone else and says nothing of the speaker's
+/// own: it has "for him", "for her" closing its clause (or before "as well", "too", "please",
+/// "also"), or "for" one of [`OTHERS`] behind a determiner ("for the kids", "for my wife's
+/// side"; not "for my wife and me"), and no first-person subject ([`FIRST_PERSON`]). "Can you
+/// switch them to pink for her?" and "Seat heater on for him as well" set something for a
+/// passenger: neither tells the car what the speaker likes, nor whose taste it is. "I keep it
+/// at 20 for the kids" is said of the speaker's own habit and is left to the gate.
+pub fn for_someone_else(sentence: &str) -> bool {
+    let raw: Vec<&str> = sentence.split_whitespace().collect();
+    let words: Vec<String> = raw.iter().map(|w| super::spans::token_word(w)).collect();
+    if words.iter().any(|w| FIRST_PERSON.contains(&w.as_str())) {
+        return false;
+    }
+    let at = |k: usize| words.get(k).map_or("", String::as_str);
+    // The word at `k` closes its clause: the last word, or one followed by a mark.
+    let closes = |k: usize| {
+        k + 1 == raw.len()
+            || raw[k]
+                .chars()
+                .last()
+                .is_some_and(|c| !c.is_alphanumeric() && c != '\'' && c != '\u{2019}')
+    };
+    (0..words.len()).filter(|&k| at(k) == "for").any(|k| {
+        let pronoun = at(k + 1) == "him"
+            || at(k + 1) == "her"
+                && (closes(k + 1) || matches!(at(k + 2), "as" | "too" | "please" | "also"));
+        let noun = at(k + 2);
+        let bare = noun
+            .strip_suffix("'s")
+            .or_else(|| noun.strip_suffix('\''))
+            .unwrap_or(noun);
+        let bare = bare.strip_suffix("-in-law").unwrap_or(bare);
+        let with_me = at(k + 3) == "and" && matches!(at(k + 4), "i" | "me" | "myself");
+        let other = DETERMINERS.contains(&at(k + 1)) && OTHERS.contains(&bare) && !with_me;
+        pronoun || other
+    })
+}
+
 /// Whether a word as written can be a person's name: capitalised, letters and hyphens only, and
 /// no pronoun or other word of [`NOT_PEOPLE`], no determiner, not "I" ("Jenny", "Anne-Marie").
 fn person_name(word: &str) -> bool {
@@ -320,7 +361,32 @@ fn third_person_verb(word: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::about_someone_else;
+    use super::{about_someone_else, for_someone_else};
+
+    #[test]
+    fn a_request_made_for_someone_else_is_not_the_speakers_preference() {
+        for r in [
+            "Could you turn the rear fan up for her?",
+            "Heated seat on for him too.",
+            "Stick some cartoons on for the kids.",
+            "Can you put the massage on for my mum, she's got a bad back.",
+            "Warm up the passenger side for my wife's sake.",
+            "Put the lights on blue for her, please.",
+        ] {
+            assert!(for_someone_else(r), "{r}");
+        }
+        for r in [
+            "I always keep it at 20 for the kids.",
+            "Set it to 21 for my husband and me.",
+            "Play something for her birthday party playlist vibe.",
+            "Find a place for lunch.",
+            "Put on the kids' playlist.",
+            "Book a table for four.",
+            "I'd go for her recommendation every time.",
+        ] {
+            assert!(!for_someone_else(r), "{r}");
+        }
+    }
 
     #[test]
     fn someone_elses_preference_is_not_the_speakers() {
