@@ -254,30 +254,23 @@ pub fn about_someone_else(sentence: &str) -> bool {
             return true;
         }
     }
-    if !words
-        .get(i)
-        .is_some_and(|w| DETERMINERS.contains(&w.as_str()))
-    {
-        return false;
-    }
-    let Some(noun) = words.get(i + 1) else {
-        return false;
-    };
+    others_at(&words, i)
+}
+
+/// Whether the words at `k` name others, not the speaker: a determiner and one of [`OTHERS`]
+/// (possessive or not; "My brother-in-law swears by Costco gas": a relative by marriage is one
+/// of the others), not followed by "and I" / "and me" ("My wife and I", "my son and me": the
+/// speaker is in it).
+fn others_at(words: &[String], k: usize) -> bool {
+    let at = |k: usize| words.get(k).map_or("", String::as_str);
+    let noun = at(k + 1);
     let bare = noun
         .strip_suffix("'s")
         .or_else(|| noun.strip_suffix('\''))
         .unwrap_or(noun);
-    // "My brother-in-law swears by Costco gas": a relative by marriage is one of the others.
     let bare = bare.strip_suffix("-in-law").unwrap_or(bare);
-    if !OTHERS.contains(&bare) {
-        return false;
-    }
-    // "My wife and I", "my son and me": the speaker is in it.
-    let with_me = words.get(i + 2).is_some_and(|w| w == "and")
-        && words
-            .get(i + 3)
-            .is_some_and(|w| matches!(w.as_str(), "i" | "me" | "myself"));
-    !with_me
+    let with_me = at(k + 2) == "and" && matches!(at(k + 3), "i" | "me" | "myself");
+    DETERMINERS.contains(&at(k)) && OTHERS.contains(&bare) && !with_me
 }
 
 /// Words by which a speaker says something of their own: "I love ...", "I'm ...", "I'd ...".
@@ -309,15 +302,7 @@ pub fn for_someone_else(sentence: &str) -> bool {
         let pronoun = at(k + 1) == "him"
             || at(k + 1) == "her"
                 && (closes(k + 1) || matches!(at(k + 2), "as" | "too" | "please" | "also"));
-        let noun = at(k + 2);
-        let bare = noun
-            .strip_suffix("'s")
-            .or_else(|| noun.strip_suffix('\''))
-            .unwrap_or(noun);
-        let bare = bare.strip_suffix("-in-law").unwrap_or(bare);
-        let with_me = at(k + 3) == "and" && matches!(at(k + 4), "i" | "me" | "myself");
-        let other = DETERMINERS.contains(&at(k + 1)) && OTHERS.contains(&bare) && !with_me;
-        pronoun || other
+        pronoun || others_at(&words, k + 1)
     })
 }
 
