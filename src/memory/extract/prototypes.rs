@@ -59,27 +59,24 @@ struct Heard {
 }
 
 impl Heard {
-    fn fold(s: &str) -> Vec<char> {
-        s.chars()
-            .filter(|&c| c != '\'' && c != '\u{2019}')
-            .collect()
+    /// The text's characters without apostrophes, in lower case if `lower`.
+    fn fold(s: &str, lower: bool) -> Vec<char> {
+        let keep = |c: &char| *c != '\'' && *c != '\u{2019}';
+        match lower {
+            true => s.to_lowercase().chars().filter(keep).collect(),
+            false => s.chars().filter(keep).collect(),
+        }
     }
 
     fn of(sentence: &str) -> Self {
         let lower = !sentence.chars().any(char::is_uppercase);
-        let chars = match lower {
-            true => Self::fold(&sentence.to_lowercase()),
-            false => Self::fold(sentence),
-        };
+        let chars = Self::fold(sentence, lower);
         Heard { chars, lower }
     }
 
     fn says(&self, name: &str) -> bool {
         let hay = &self.chars;
-        let needle = match self.lower {
-            true => Self::fold(&name.to_lowercase()),
-            false => Self::fold(name),
-        };
+        let needle = Self::fold(name, self.lower);
         if needle.is_empty() || needle.len() > hay.len() {
             return false;
         }
