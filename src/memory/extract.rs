@@ -35,7 +35,7 @@ pub use names::{
 pub use prompt::{prompt, prompt_prefix};
 pub use prototypes::{
     lines_in_schema, name_texts, parse_examples, prototype_texts, says_name, sentence_scores,
-    Example, Prototype, DEFAULT_EXAMPLES,
+    Example, Heard, Prototype, DEFAULT_EXAMPLES,
 };
 use spans::referents;
 pub use spans::{proper_names, said_as_place, said_names, spans};

@@ -275,37 +275,34 @@ impl Models {
         if let Some(p) = self.prototypes.get() {
             return Ok(p.clone());
         }
-        // Each text with the user it came from (an example's) or the name it needs said.
-        type Labelled = (DetailId, String, Option<String>, Option<String>);
-        let mut labelled: Vec<Labelled> = extract::prototype_texts(&self.schema)
-            .into_iter()
-            .map(|(d, t)| (d, t, None, None))
-            .collect();
-        labelled.extend(
-            extract::name_texts(&self.schema)
-                .into_iter()
-                .map(|(d, t, n)| (d, t, None, Some(n))),
-        );
-        let x = &self.cfg.extraction;
-        if x.use_examples {
-            let examples = self.labelled(x.examples.as_deref(), extract::DEFAULT_EXAMPLES)?;
-            labelled.extend(
-                examples
-                    .into_iter()
-                    .map(|(d, e)| (d, e.sentence, e.source, None)),
-            );
-        }
-        let vecs = self.embed_fixed(labelled.iter().map(|(_, t, ..)| t.clone()).collect())?;
-        let protos: Vec<Prototype> = labelled
-            .into_iter()
-            .zip(vecs)
-            .map(|((detail, _, source, said), vector)| Prototype {
+        // Each text beside what its vector will stand for: its category, the user it came
+        // from (an example's) or the name it needs said.
+        let mut texts: Vec<String> = Vec::new();
+        let mut protos: Vec<Prototype> = Vec::new();
+        let mut add = |detail, text, source, said| {
+            texts.push(text);
+            protos.push(Prototype {
                 detail,
-                vector,
+                vector: Vec::new(),
                 source,
                 said,
-            })
-            .collect();
+            });
+        };
+        for (d, t) in extract::prototype_texts(&self.schema) {
+            add(d, t, None, None);
+        }
+        for (d, t, n) in extract::name_texts(&self.schema) {
+            add(d, t, None, Some(n));
+        }
+        let x = &self.cfg.extraction;
+        if x.use_examples {
+            for (d, e) in self.labelled(x.examples.as_deref(), extract::DEFAULT_EXAMPLES)? {
+                add(d, e.sentence, e.source, None);
+            }
+        }
+        for (p, vector) in protos.iter_mut().zip(self.embed_fixed(texts)?) {
+            p.vector = vector;
+        }
         Ok(self.prototypes.get_or_init(|| Arc::new(protos)).clone())
     }
 

@@ -52,7 +52,7 @@ pub fn says_name(sentence: &str, name: &str) -> bool {
 }
 
 /// A sentence folded once for [`says_name`], to be asked about many names.
-struct Heard {
+pub struct Heard {
     chars: Vec<char>,
     /// The transcript has no capital letter: names are compared in lower case.
     lower: bool,
@@ -68,13 +68,14 @@ impl Heard {
         }
     }
 
-    fn of(sentence: &str) -> Self {
+    pub fn of(sentence: &str) -> Self {
         let lower = !sentence.chars().any(char::is_uppercase);
         let chars = Self::fold(sentence, lower);
         Heard { chars, lower }
     }
 
-    fn says(&self, name: &str) -> bool {
+    /// Whether the sentence says `name` ([`says_name`]).
+    pub fn says(&self, name: &str) -> bool {
         let hay = &self.chars;
         let needle = Self::fold(name, self.lower);
         if needle.is_empty() || needle.len() > hay.len() {

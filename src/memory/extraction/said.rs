@@ -96,12 +96,8 @@ impl Models {
             // the only place I buy fuel, I've got the Nectar card for it"), is the name,
             // as the schema spells it, before any other ([`extract::says_name`]); the longest
             // of those said ("BBC Radio 2", not also "Radio 2").
-            let listed: Vec<String> = d
-                .names
-                .iter()
-                .filter(|n| extract::says_name(evidence, n))
-                .cloned()
-                .collect();
+            let heard = extract::Heard::of(evidence);
+            let listed: Vec<String> = d.names.iter().filter(|n| heard.says(n)).cloned().collect();
             let listed: Vec<String> = listed
                 .iter()
                 .filter(|n| !listed.iter().any(|m| m != *n && extract::says_name(m, n)))
