@@ -82,6 +82,11 @@ pub struct ExtractionConfig {
     /// before its turn when that asks something (`memory::extraction::context`): "Always
     /// medium." answers "What fan speed would you like?". 0 reads the sentence alone.
     pub context: f32,
+    /// A sentence that points back at the one before it in its turn and names nothing itself
+    /// ("It's the only station I listen to.") is read with it, whatever it says
+    /// (`extract::statements`); `false` joins only one that states a habit ("I always have it
+    /// on high").
+    pub join_back: bool,
     /// How a preference sentence is judged to offer its category: `model`, the learned offer
     /// decision (`memory::offer`), or `margin`, the fixed margin rule above.
     pub offers: OfferRule,
@@ -200,6 +205,7 @@ impl Default for ExtractionConfig {
             min_similarity: 0.3,
             margin: 0.1,
             context: 0.2,
+            join_back: true,
             offers: OfferRule::Model,
             offer_model: None,
             offer_threshold: None,

@@ -42,6 +42,23 @@ pub use spans::{proper_names, said_as_place, said_names, spans};
 pub use statements::statements;
 pub use subject::{about_someone_else, for_someone_else};
 
+/// Whether a statement can say a lasting preference of its speaker at all, whatever the gate
+/// makes of it: it is neither about someone else ("My wife loves Thai food":
+/// [`about_someone_else`]) nor asked for someone else ("Heated seat on for him too":
+/// [`for_someone_else`]), and it neither asks about a supposed situation ("What if I put
+/// premium in?": [`supposes`]) or for an answer ("Is there a good Thai place near the
+/// theatre?": [`asks`]) nor limits its wish to the moment ("Make the lights red, just for
+/// tonight": [`only_now`]) nor asks to be reminded ("Remind me to grab milk from Aldi":
+/// [`reminds`]).
+pub fn speakers_own(s: &str) -> bool {
+    !about_someone_else(s)
+        && !for_someone_else(s)
+        && !supposes(s)
+        && !asks(s)
+        && !only_now(s)
+        && !reminds(s)
+}
+
 /// A preference read out of a conversation, not yet maintained against the store.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Extracted {
@@ -308,9 +325,30 @@ pub fn named_choices(schema: &Schema, offered: &Candidate, sentences: &[String])
     if !shrugged.is_empty() {
         return shrugged.iter().map(|v| v.to_string()).collect();
     }
-    let named = named_values(schema, offered.detail, sentences);
+    let mut named = named_values(schema, offered.detail, sentences);
     if names_another(schema, offered.detail, offered.sentence, sentences, &named) {
         return Vec::new();
+    }
+    // A known value of which the words say no more than half ("our store" of "GreenGroove
+    // Stores") is not what a user means who says a name of their own in the evidence that
+    // shares none of its words ("Wegmans"): that name is the value, copied from their words,
+    // never the catalogue's neighbour. A name that is part of the value ("RhythmRise" of
+    // "RhythmRise Radio") keeps it, and so does a value mostly said ("25 degrees Celsius" of
+    // "25 degree Celcius", beside the name "Celsius").
+    if d.kind == ValueKind::Text {
+        let own: Vec<Vec<String>> = proper_names(evidence)
+            .iter()
+            .filter(|n| !values::known_anywhere(schema, n))
+            .map(|n| values::stems(n))
+            .collect();
+        if !own.is_empty() {
+            let said: Vec<String> = sentences.iter().flat_map(|s| values::stems(s)).collect();
+            named.retain(|v| {
+                let words = values::stems(v);
+                let held = words.iter().filter(|w| said.contains(w)).count();
+                2 * held > words.len() || own.iter().any(|n| n.iter().any(|w| words.contains(w)))
+            });
+        }
     }
     let mut out: Vec<String> = named.iter().map(|v| v.to_string()).collect();
     // What a negation can turn down: not a value that is itself an aversion, nor any value of

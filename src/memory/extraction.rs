@@ -86,7 +86,8 @@ impl Models {
         held: &extract::Held,
     ) -> Result<Extraction, MemoryError> {
         let t0 = Instant::now();
-        let sentences = extract::statements(&self.schema, conversation);
+        let sentences =
+            extract::statements(&self.schema, conversation, self.cfg.extraction.join_back);
         let protos = self.prototypes()?;
         let te = Instant::now();
         let (vecs, taps) = self.embed_sentences(&sentences)?;
@@ -157,26 +158,14 @@ impl Models {
         Ok(out)
     }
 
-    /// Which sentences pass the gate: those it scores above its threshold whose subject is the
-    /// speaker ("My wife loves Thai food" is about someone else: [`extract::about_someone_else`];
-    /// "Heated seat on for him too" asks for someone else: [`extract::for_someone_else`])
-    /// and that neither ask about a supposed situation ("What if I put premium in?":
-    /// [`extract::supposes`]) or for an answer ("Is there a good Thai place near the theatre?":
-    /// [`extract::asks`]) nor limit their wish to the moment ("Make the lights red, just for
-    /// tonight": [`extract::only_now`]) nor ask to be reminded ("Remind me to grab milk from
-    /// Aldi": [`extract::reminds`]).
+    /// Which sentences pass the gate: those it scores above its threshold that can say a
+    /// lasting preference of their speaker at all ([`extract::speakers_own`]: not about or
+    /// for someone else, no supposition, no question for an answer, no wish for the moment
+    /// only, no reminder).
     fn passing(&self, gate: &[f32], sentences: &[String]) -> Vec<bool> {
         gate.iter()
             .zip(sentences)
-            .map(|(&p, s)| {
-                self.gate.passes(p)
-                    && !extract::about_someone_else(s)
-                    && !extract::for_someone_else(s)
-                    && !extract::supposes(s)
-                    && !extract::asks(s)
-                    && !extract::only_now(s)
-                    && !extract::reminds(s)
-            })
+            .map(|(&p, s)| self.gate.passes(p) && extract::speakers_own(s))
             .collect()
     }
 
@@ -233,7 +222,8 @@ impl Models {
         conversation: &Conversation,
         exclude: Option<&str>,
     ) -> Result<(Vec<String>, OfferInputs), MemoryError> {
-        let sentences = extract::statements(&self.schema, conversation);
+        let sentences =
+            extract::statements(&self.schema, conversation, self.cfg.extraction.join_back);
         let protos = self.prototypes()?;
         let (vecs, taps) = self.embed_sentences(&sentences)?;
         let inputs = self.judge(

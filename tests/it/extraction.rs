@@ -104,6 +104,37 @@ fn a_setting_for_someone_else_or_a_question_of_a_supposed_case_stores_nothing() 
 }
 
 #[test]
+fn a_sentence_that_points_back_is_read_with_the_one_before_it() {
+    let dir = tempdir().unwrap();
+    let m = open(dir.path());
+    let u = user("driver");
+    // "It's the only station ..." names nothing; read with the request before it, the two are
+    // one statement: its evidence holds both, and the value is the name the request says.
+    let c = conv(&[
+        (
+            "user",
+            "Put on Radio Paradise. It's the only station I listen to in the car.",
+        ),
+        ("assistant", "Playing Radio Paradise."),
+    ]);
+    let out = m.remember(&u, &c).unwrap();
+    assert_eq!(
+        values_of(&m, &out, "preferred_radio_station"),
+        ["Radio Paradise"]
+    );
+    let s = &out[0].preference.sentences[0];
+    assert!(s.contains("only station I listen to"), "{s}");
+    // Said of someone else, the sentence stays alone and the check for that reads it.
+    let c = conv(&[
+        ("user", "Play some Adele. She loves it."),
+        ("assistant", "Playing Adele."),
+    ]);
+    let x = m.extract(&c, &m.allowed(&u).unwrap()).unwrap();
+    assert_eq!(x.gate.len(), 2, "{:?}", x.gate);
+    assert!(m.remember(&u, &c).unwrap().is_empty());
+}
+
+#[test]
 fn a_question_asking_what_is_so_stores_nothing_a_statement_before_it_does() {
     let dir = tempdir().unwrap();
     let m = open(dir.path());

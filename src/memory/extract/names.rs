@@ -491,4 +491,41 @@ mod tests {
             "Yes, find me a spot."
         ));
     }
+
+    #[test]
+    fn a_value_named_in_part_gives_way_to_a_name_the_user_says() {
+        let s = Schema::embedded();
+        let choices = |key: &str, said: &str| {
+            let c = super::super::Candidate {
+                detail: s.detail_by_key(key).unwrap(),
+                score: 0.5,
+                sentence: 0,
+            };
+            super::super::named_choices(&s, &c, &[said.into()])
+        };
+        // "store" is half of "GreenGroove Stores", but the user named their own shop.
+        let shop = "preferred_supermarket_chains";
+        assert!(choices(shop, "Stop at Hy-Vee, that's our store.").is_empty());
+        // Named in part and nothing else named, mostly said beside a capitalised word, or the
+        // user's name part of it: the known value is what the words name.
+        for (key, said, value) in [
+            (
+                shop,
+                "We go to the GreenGroove store.",
+                "GreenGroove Stores",
+            ),
+            (
+                "preferred_temperature",
+                "Keep it at 23 degrees Celsius, that's my number.",
+                "23 degree Celcius",
+            ),
+            (
+                "preferred_radio_station",
+                "Put on RhythmRise, I love it.",
+                "RhythmRise Radio",
+            ),
+        ] {
+            assert_eq!(choices(key, said), vec![value], "{said}");
+        }
+    }
 }

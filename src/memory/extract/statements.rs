@@ -12,10 +12,19 @@
 //! when that one gives a number ("By the way, I need the seat backrest at 73 degrees
 //! exactly."), so the evidence says the value is a habit (`memory::usual`).
 //!
-//! And in any schema, a sentence that states a habit and refers back by a personal pronoun,
-//! naming nothing itself ("I always have it on high, my back's not what it was."), stays with
-//! the sentence before it in its turn ("Oh, and the seat heater on high."): alone, MiniLM
-//! cannot tell what "it" is, and the pair is one statement of one preference.
+//! And in any schema, a sentence that refers back by a personal pronoun in its first clause
+//! (or by one anywhere, when it states a habit) or opens with "That's", naming nothing itself ("I always have it on high, my back's not what it was.",
+//! "It's where we do the weekly shop."), stays with the sentence before it in its turn ("Oh,
+//! and the seat heater on high.", "Stop at the Lidl on the way back."): alone, MiniLM cannot
+//! tell what "it" is, and the sentence before alone is a request. Read together they are one
+//! statement, and the gate judges the whole of it, request and remark alike. (Until stop 48
+//! only a sentence that states a habit by a word of `memory::usual` joined so: measured in
+//! docs/results.md, "A sentence that points back, read with the one before it".) Two
+//! sentences that each give a number stay apart ("82 is too low. Let me bump it up to 84.":
+//! the correction rule takes the later one), and a sentence that cannot say a preference of
+//! the speaker's stays alone ("She loves them.", "Is it open?", "Remind me about it later.":
+//! `extract::speakers_own`), where the checks that keep it out of the memory read it; joined,
+//! they would read only the sentence before it.
 //!
 //! So does a sentence that names nothing after a name said alone, as an answer or a pick
 //! ("Fleetwood Mac. Nobody comes close for me, never have.", "The Esso. That's where I fill
@@ -52,7 +61,7 @@ fn ranges(schema: &Schema) -> Vec<&Detail> {
 /// The conversation's user statements in order (see the module doc): what extraction reads in
 /// place of [`Conversation::user_sentences`]. Each is the speaker's text as said, so it is
 /// found again in its turn.
-pub fn statements(schema: &Schema, conversation: &Conversation) -> Vec<String> {
+pub fn statements(schema: &Schema, conversation: &Conversation, join_back: bool) -> Vec<String> {
     let integers = ranges(schema);
     let number = |s: &str| integers.iter().any(|d| !typed::named(d, s).is_empty());
     let mut out = Vec::new();
@@ -74,12 +83,21 @@ pub fn statements(schema: &Schema, conversation: &Conversation) -> Vec<String> {
                 // after "Lowering it to 20—much better.").
                 let habit = crate::memory::usual::states_habit(s) && !s.trim_end().ends_with('?');
                 let habit_of_prev = number(prev) && !s.chars().any(|c| c.is_ascii_digit()) && habit;
-                // "I always have it on high." after "Oh, and the seat heater on high.": a habit
-                // that points back says what the sentence before it is about; "Nobody comes
-                // close for me." after "Fleetwood Mac.": a name said alone states nothing, what
-                // follows it is said of it. Either names nothing itself (any schema).
-                let said_of_prev = ((habit && refers_to_prev(s)) || name_alone(prev, conversation))
-                    && super::proper_names(s).is_empty();
+                // "I always have it on high." after "Oh, and the seat heater on high.": a
+                // sentence that points back says what the sentence before it is about, unless
+                // both give a number; "Nobody comes close for me." after "Fleetwood Mac.": a
+                // name said alone states nothing, what follows it is said of it. Either names
+                // nothing itself (any schema).
+                // Not a sentence that cannot say a preference of the speaker's ("She loves
+                // them.", "Is it open?"): joined, its sentence before would hide that.
+                let numeric = |t: &str| number(t) || t.chars().any(|c| c.is_ascii_digit());
+                let points_back = (habit && refers_to_prev(s))
+                    || (join_back
+                        && refers_to_prev(first_clause(s))
+                        && !(numeric(s) && numeric(prev)));
+                let said_of_prev = (points_back || name_alone(prev, conversation))
+                    && super::proper_names(s).is_empty()
+                    && super::speakers_own(s);
                 unnamed && (number_for_prev || habit_of_prev || said_of_prev)
             });
             match spans.last_mut() {
@@ -140,6 +158,19 @@ fn refers_to_prev(s: &str) -> bool {
         })
 }
 
+/// A sentence up to its first mark between clauses: where a sentence that is said of the one
+/// before it says so ("It's the only one I use, ..."); a pronoun in a later clause is said of
+/// that clause's own subject ("I'm gluten-free though, so check they have options").
+fn first_clause(s: &str) -> &str {
+    let end = s
+        .find([',', ';', ':', '\u{2014}', '\u{2013}'])
+        .into_iter()
+        .chain(s.find(" - "))
+        .min()
+        .unwrap_or(s.len());
+    &s[..end]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,7 +191,7 @@ mod tests {
             "Let me just adjust the foot support... there, 43 is a bit better.",
         ]);
         assert_eq!(
-            statements(&s, &c),
+            statements(&s, &c, true),
             [
                 "I like the steering wheel warm in the mornings. Level 8 is good.",
                 "Let me just adjust the foot support... there, 43 is a bit better.",
@@ -178,7 +209,7 @@ mod tests {
         // "brightness" is the HUD's, the overhead screen's and the panels' alike; "seat
         // ventilation" names one device (its switch and its speed).
         assert_eq!(
-            statements(&s, &c),
+            statements(&s, &c, true),
             [
                 "Huh, the HUD is too dim. Set brightness to 8.",
                 "It's so stuffy today.",
@@ -198,7 +229,7 @@ mod tests {
         // The second turn's habit follows no number: it stands alone. A question states no
         // habit: it stands alone too (joined, the statement would be a question).
         assert_eq!(
-            statements(&s, &c),
+            statements(&s, &c, true),
             [
                 "By the way, I need the seat backrest at 73 degrees exactly. That's my sweet spot for driving.",
                 "It's loud in here.",
@@ -210,7 +241,7 @@ mod tests {
     }
 
     #[test]
-    fn a_habit_that_points_back_stays_with_the_sentence_it_is_about() {
+    fn a_sentence_that_points_back_stays_with_the_sentence_it_is_about() {
         // Any schema: CarMem's has no integer setting.
         let s = crate::schema::Schema::embedded();
         let c = conversation(&[
@@ -218,9 +249,14 @@ mod tests {
             "And 20 degrees. That's what I always have, all year round.",
             "I'd like a cool light. I prefer a soft blue that's easy on the eye.",
             "Find me parking. I prefer those with a roof.",
+            // Not a habit word in it: the gate judges the pair.
+            "Stop at the Lidl on the way back. It's where we do the weekly shop.",
+            "Put the radio on. Mia says it's too loud.",
+            "Find me a charger. Is it open all night?",
+            "Chinese is my comfort food. I'm coeliac though, so check they have options.",
         ]);
         assert_eq!(
-            statements(&s, &c),
+            statements(&s, &c, true),
             [
                 "Oh, and the seat heater on high. I always have it on high, my back's not what it was.",
                 "And 20 degrees. That's what I always have, all year round.",
@@ -229,6 +265,16 @@ mod tests {
                 "I prefer a soft blue that's easy on the eye.",
                 "Find me parking.",
                 "I prefer those with a roof.",
+                "Stop at the Lidl on the way back. It's where we do the weekly shop.",
+                // Said of someone else, or a question: it cannot say the speaker's preference,
+                // and stays where the checks for that read it.
+                "Put the radio on.",
+                "Mia says it's too loud.",
+                "Find me a charger.",
+                "Is it open all night?",
+                // Its pronoun is in a later clause, said of that clause's own subject.
+                "Chinese is my comfort food.",
+                "I'm coeliac though, so check they have options.",
             ]
         );
     }
@@ -249,7 +295,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            statements(&s, &c),
+            statements(&s, &c, true),
             [
                 "Play Dreams.",
                 "Fleetwood Mac. Nobody comes close for me.",
@@ -276,7 +322,7 @@ mod tests {
             "Set it to 8.",
         ]);
         assert_eq!(
-            statements(&s, &c),
+            statements(&s, &c, true),
             [
                 "It's freezing today.",
                 "Set the seat ventilation to 3.",
@@ -291,6 +337,6 @@ mod tests {
     fn a_schema_without_integer_settings_reads_plain_sentences() {
         let s = Schema::embedded();
         let c = conversation(&["I always fill up at Shell. Usually 40 litres."]);
-        assert_eq!(statements(&s, &c), c.user_sentences());
+        assert_eq!(statements(&s, &c, true), c.user_sentences());
     }
 }
