@@ -13,10 +13,11 @@
 //! exactly."), so the evidence says the value is a habit (`memory::usual`).
 //!
 //! And in any schema, a sentence that refers back by a personal pronoun in its first clause
-//! (or by one anywhere, when it states a habit) or opens with "That's", naming nothing itself ("I always have it on high, my back's not what it was.",
-//! "It's where we do the weekly shop."), stays with the sentence before it in its turn ("Oh,
-//! and the seat heater on high.", "Stop at the Lidl on the way back."): alone, MiniLM cannot
-//! tell what "it" is, and the sentence before alone is a request. Read together they are one
+//! (or by one anywhere, when it states a habit) or opens with "That's", naming nothing itself
+//! ("I always have it on high, my back's not what it was.", "It's where we do the weekly
+//! shop."), stays with the sentence before it in its turn ("Oh, and the seat heater on high.",
+//! "Stop at the Lidl on the way back."): alone, MiniLM cannot tell what "it" is, and the
+//! sentence before alone is a request. Read together they are one
 //! statement, and the gate judges the whole of it, request and remark alike. (Until stop 48
 //! only a sentence that states a habit by a word of `memory::usual` joined so: measured in
 //! docs/results.md, "A sentence that points back, read with the one before it".) Two
