@@ -342,6 +342,8 @@ pub fn named_choices(schema: &Schema, offered: &Candidate, sentences: &[String])
             .map(|n| values::stems(n))
             .collect();
         if !own.is_empty() {
+            // The words said as said: not the share `named_values` ranks by, which counts a
+            // value's aliases and word forms too ("recirculate" of `inside`).
             let said: Vec<String> = sentences.iter().flat_map(|s| values::stems(s)).collect();
             named.retain(|v| {
                 let words = values::stems(v);

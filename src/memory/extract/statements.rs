@@ -77,13 +77,12 @@ pub fn statements(schema: &Schema, conversation: &Conversation, join_back: bool)
                 // alike ("Set brightness to 8.": the HUD's, the overhead screen's, ...).
                 let unnamed = !super::names_one_device(schema, s);
                 // "Level 8 is good." after "I like the steering wheel warm."
-                let number_for_prev =
-                    number(s) && !prev.chars().any(|c| c.is_ascii_digit()) && !number(prev);
+                let number_for_prev = number(s) && !has_digit(prev) && !number(prev);
                 // "That's my sweet spot for driving." after "I need the backrest at 73."
                 // A question states no habit ("Why do these seats always go overboard?"
                 // after "Lowering it to 20—much better.").
                 let habit = crate::memory::usual::states_habit(s) && !s.trim_end().ends_with('?');
-                let habit_of_prev = number(prev) && !s.chars().any(|c| c.is_ascii_digit()) && habit;
+                let habit_of_prev = number(prev) && !has_digit(s) && habit;
                 // "I always have it on high." after "Oh, and the seat heater on high.": a
                 // sentence that points back says what the sentence before it is about, unless
                 // both give a number; "Nobody comes close for me." after "Fleetwood Mac.": a
@@ -91,7 +90,7 @@ pub fn statements(schema: &Schema, conversation: &Conversation, join_back: bool)
                 // nothing itself (any schema).
                 // Not a sentence that cannot say a preference of the speaker's ("She loves
                 // them.", "Is it open?"): joined, its sentence before would hide that.
-                let numeric = |t: &str| number(t) || t.chars().any(|c| c.is_ascii_digit());
+                let numeric = |t: &str| number(t) || has_digit(t);
                 let points_back = (habit && refers_to_prev(s))
                     || (join_back
                         && refers_to_prev(first_clause(s))
@@ -109,6 +108,11 @@ pub fn statements(schema: &Schema, conversation: &Conversation, join_back: bool)
         out.extend(spans.into_iter().map(|r| text[r].to_string()));
     }
     out
+}
+
+/// Whether a sentence writes a digit ("at 73", "Level 8").
+fn has_digit(s: &str) -> bool {
+    s.chars().any(|c| c.is_ascii_digit())
 }
 
 /// Whether the conversation (either speaker) says `word` capitalised where a sentence's start
