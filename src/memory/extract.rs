@@ -365,6 +365,22 @@ pub fn named_choices(schema: &Schema, offered: &Candidate, sentences: &[String])
         .collect();
     let affirmed = named.len() > turned.len();
     let single = d.cardinality == crate::schema::Cardinality::Single;
+    if single && d.kind == ValueKind::Choice && !affirmed && !turned.is_empty() {
+        // A single-value choice whose value the user turns down and another they name, by
+        // fewer of its words ("We get our veg from the farm shop, not the supermarket"): that
+        // other value is what they have, not the negation of the one they turn down. Not a
+        // free-text category: "Stop setting HarmonyHaven 94.7 as my radio station" names half
+        // of "RhythmRise Radio" by the category's own word, and turns a station down.
+        let besides: Vec<String> =
+            values::named_values_among(schema, offered.detail, sentences, |v| !named.contains(&v))
+                .into_iter()
+                .filter(|v| !values::aversive(v) && !values::turns_down(evidence, v))
+                .map(str::to_string)
+                .collect();
+        if !besides.is_empty() {
+            return besides;
+        }
+    }
     if !(single && affirmed) {
         out.extend(turned.iter().map(|v| format!("{NOT}{v}")));
     }

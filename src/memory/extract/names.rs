@@ -528,4 +528,38 @@ mod tests {
             assert_eq!(choices(key, said), vec![value], "{said}");
         }
     }
+
+    #[test]
+    fn a_single_value_turned_down_gives_way_to_the_one_named_beside_it() {
+        let s = Schema::embedded();
+        let key = "preference_for_local_markets_farms_or_supermarket";
+        let choices = |said: &str| {
+            let c = super::super::Candidate {
+                detail: s.detail_by_key(key).unwrap(),
+                score: 0.5,
+                sentence: 0,
+            };
+            super::super::named_choices(&s, &c, &[said.into()])
+        };
+        // Supermarket is said in full and turned down; two of Local Markets/Farms' three
+        // words are said and not turned down.
+        assert_eq!(
+            choices("For groceries it's the local market on Saturdays, never the supermarket."),
+            ["Local Markets/Farms"]
+        );
+        // A free-text category keeps the negation: "radio" is half of "RhythmRise Radio", and
+        // the user turns a station down, naming no other.
+        let radio = super::super::Candidate {
+            detail: s.detail_by_key("preferred_radio_station").unwrap(),
+            score: 0.5,
+            sentence: 0,
+        };
+        let said = ["I never want EchoWave FM on the radio again.".to_string()];
+        assert!(super::super::named_choices(&s, &radio, &said).contains(&"not EchoWave FM".into()));
+        // Nothing else named: the model chooses between the value and its negation, as before.
+        assert_eq!(
+            choices("I don't do the supermarket anymore."),
+            ["Supermarket", "not Supermarket"]
+        );
+    }
 }

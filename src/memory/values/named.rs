@@ -12,7 +12,19 @@ pub fn named_values<'a>(
     detail: DetailId,
     sentences: &[String],
 ) -> Vec<&'a str> {
-    named_with_share(schema, detail, sentences).0
+    named_with_share(schema, detail, sentences, |_| true).0
+}
+
+/// [`named_values`] among the values `keep` accepts: with the value a sentence turns down set
+/// aside, the one it names besides ("We get our veg from the farm shop, not the supermarket"
+/// names Supermarket in full and Local Markets/Farms by two of its three words).
+pub fn named_values_among<'a>(
+    schema: &'a Schema,
+    detail: DetailId,
+    sentences: &[String],
+    keep: impl Fn(&str) -> bool,
+) -> Vec<&'a str> {
+    named_with_share(schema, detail, sentences, keep).0
 }
 
 /// The named values ([`named_values`]) when the user's words hold every word of them ("an
@@ -26,7 +38,7 @@ pub fn wholly_named<'a>(
     // "Yes, add it" answers the assistant; it names no value "Yes".
     let sentences: Vec<String> = sentences.iter().map(|s| unanswered(s)).collect();
     let sentences = sentences.as_slice();
-    let (named, share) = named_with_share(schema, detail, sentences);
+    let (named, share) = named_with_share(schema, detail, sentences, |_| true);
     if share >= 1.0 - 1e-6 {
         return named;
     }
@@ -115,11 +127,12 @@ fn word_bases(w: &str) -> Vec<String> {
     out
 }
 
-/// The named values and the share of their words the user said.
+/// The named values among those `keep` accepts and the share of their words the user said.
 fn named_with_share<'a>(
     schema: &'a Schema,
     detail: DetailId,
     sentences: &[String],
+    keep: impl Fn(&str) -> bool,
 ) -> (Vec<&'a str>, f32) {
     let said = said_stems(schema, detail, sentences);
     let d = schema.detail(detail);
@@ -127,7 +140,7 @@ fn named_with_share<'a>(
     // `feet_window` (both words), not `feet` or `window` alone.
     let mut best = (0.5f32, 0usize);
     let mut out = Vec::new();
-    for a in &d.attributes {
+    for a in d.attributes.iter().filter(|a| keep(a)) {
         let words = stems(a);
         if words.is_empty() {
             continue;

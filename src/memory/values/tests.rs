@@ -1,0 +1,154 @@
+//! Unit tests of `memory::values`.
+
+use super::*;
+
+#[test]
+fn words_are_matched_whole_and_in_a_row() {
+    assert!(says_words("The ambient light needs to be White.", "white"));
+    assert!(says_words("Put on BBC Radio 2 please", "bbc radio 2"));
+    assert!(!says_words("Grab the whiteboard.", "white"));
+    assert!(!says_words("Radio 2 and BBC news", "bbc radio 2"));
+    assert!(!says_words("anything", ""));
+}
+
+#[test]
+fn negation_cues_are_whole_words_or_a_contraction() {
+    assert!(negates("I don't want rock anymore."));
+    assert!(negates("Exclude Rock from my music."));
+    assert!(negates("Please turn off the rock station."));
+    assert!(!negates("Play some rock again."));
+    assert!(!negates("Nothingness is a band."));
+    assert!(!negates("Turn on the radio, it's a rock day."));
+}
+
+#[test]
+fn a_name_is_turned_down_only_where_it_is_said_whole() {
+    let s = "I'm going to the High Court in the suburbs instead of the District Court.";
+    assert!(turns_down_name(s, "District Court"));
+    assert!(!turns_down_name(s, "High Court"));
+    // Word by word, the second "court" is in the scope of "instead".
+    assert!(turns_down(s, "High Court"));
+    assert!(turns_down_name("Not BBC Radio 2 again.", "BBC Radio 2"));
+}
+
+#[test]
+fn a_negation_turns_down_only_the_value_in_its_scope() {
+    assert!(turns_down("I don't want jazz.", "Jazz"));
+    assert!(turns_down("I'm not a fan of jazz at all.", "Jazz"));
+    assert!(turns_down("Jazz is nothing for me anymore.", "Jazz"));
+    assert!(turns_down("Avoid health podcasts from now on.", "Health"));
+    // A change toward a value is no refusal of it; a change away from one is.
+    assert!(!turns_down(
+        "Let's switch to outside circulation.",
+        "outside"
+    ));
+    assert!(turns_down("Let's switch from jazz for a while.", "Jazz"));
+    assert!(turns_down("Anything except Indian is fine.", "Indian"));
+    assert!(!turns_down("Thai suits me, except on Mondays.", "Thai"));
+    assert!(turns_down("Green is too dark for me at night.", "Green"));
+    assert!(!turns_down("I love green, it is calming.", "Green"));
+    // The cue is about something else, or after the value, or past a clause break.
+    assert!(!turns_down(
+        "I like the scenic route, even if it's longer to avoid traffic.",
+        "Yes"
+    ));
+    assert!(!turns_down(
+        "The shortest time, no matter what.",
+        "Shortest Time"
+    ));
+    assert!(!turns_down(
+        "I don't mind waiting but the cheapest one.",
+        "Rather cheapest"
+    ));
+    assert!(!turns_down("Not now, play jazz.", "Jazz"));
+}
+
+#[test]
+fn spoken_numbers_are_written_as_digits() {
+    assert_eq!(
+        digits("Set temperature twenty-five degrees"),
+        "Set temperature 25 degrees"
+    );
+    assert_eq!(digits("twenty two, please."), "22, please.");
+    assert_eq!(digits("Lower it to three."), "Lower it to 3.");
+    assert_eq!(digits("Thirteen or Twenty"), "13 or 20");
+    assert_eq!(digits("the one I like"), "the 1 I like");
+    assert_eq!(digits("twenty, two"), "20, 2");
+    assert_eq!(digits("BBC Radio 2 is great"), "BBC Radio 2 is great");
+    assert_eq!(digits("İstanbul twenty-one"), "İstanbul 21");
+    assert_eq!(digits("well-known twenty-x"), "well-known twenty-x");
+    let schema = Schema::embedded();
+    let temp = schema.detail_by_key("preferred_temperature").unwrap();
+    let said = vec!["Set temperature twenty-five degrees".to_string()];
+    assert_eq!(
+        named_values(&schema, temp, &said),
+        vec!["25 degree Celcius"]
+    );
+    let tones = schema
+        .detail_by_key("interior_lighting_ambient_preferences")
+        .unwrap();
+    let said = vec!["I've always preferred cooler tones inside.".to_string()];
+    assert_eq!(named_values(&schema, tones, &said), vec!["Cool"]);
+    // The value that holds the most of what was said.
+    let vehicle = crate::schema::vehicle_for_tests();
+    let air = vehicle
+        .detail_by_key("air_conditioner_air_direction")
+        .unwrap();
+    let said = vec!["There we go, switched it to feet and window.".to_string()];
+    assert_eq!(named_values(&vehicle, air, &said), vec!["feet_window"]);
+}
+
+#[test]
+fn shrugs_and_indifferent_values() {
+    assert!(shrugs("I don't care if the parking is covered or not."));
+    assert!(shrugs(
+        "Just pick any parking, I'm not too fussed about security."
+    ));
+    assert!(!shrugs("I care about a covered spot."));
+    assert!(shrugs("It doesn't really matter if it's covered."));
+    assert!(shrugs("I'm not that bothered about security."));
+    assert!(!shrugs("It really matters that it's covered."));
+    assert!(aversive("Seafood Allergies") && aversive("Avoidance of Specific Road Types"));
+    assert!(!aversive("Jazz"));
+    assert!(aversive("Dairy-Free") && !aversive("Free Wi-Fi"));
+    let schema = Schema::embedded();
+    let covered = schema
+        .detail_by_key("preference_for_covered_parking")
+        .unwrap();
+    assert_eq!(
+        indifferent_values(&schema, covered),
+        vec!["Indifferent to Covered Parking"]
+    );
+    let genres = schema.detail_by_key("favorite_genres").unwrap();
+    assert!(indifferent_values(&schema, genres).is_empty());
+}
+
+#[test]
+fn a_turned_down_value_is_the_negation_of_the_value() {
+    assert!(negation_of("not Jazz", "jazz") && negation_of("Jazz", "Not Jazz"));
+    assert!(!negation_of("Jazz", "Jazz") && !negation_of("not Jazz", "not Jazz"));
+    assert!(!negation_of("nothing", "hing"));
+}
+
+#[test]
+fn a_common_word_for_a_closed_value_names_it() {
+    let s = Schema::embedded();
+    let named = |key: &str, said: &str| {
+        named_values(&s, s.detail_by_key(key).unwrap(), &[said.to_string()])
+    };
+    assert_eq!(
+        named(
+            "avoidance_of_specific_road_types",
+            "Route me along the motorway."
+        ),
+        ["Highways"]
+    );
+    assert_eq!(
+        named("preferred_parking_type", "I always use a multi-storey."),
+        ["Parking-house"]
+    );
+    // Two words of an alias beat one: "ultra-rapid" is HPC, "rapid" alone DC.
+    let charging = "preferred_type_of_charging_while_traveling";
+    assert_eq!(named(charging, "Only the ultra-rapid ones."), ["HPC"]);
+    assert_eq!(named(charging, "A rapid one is fine."), ["DC"]);
+}
