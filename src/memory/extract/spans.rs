@@ -47,6 +47,14 @@ pub(super) fn token_words(s: &str) -> Vec<String> {
     s.split_whitespace().map(token_word).collect()
 }
 
+/// The sentence's whitespace-separated tokens as written, one for each word of
+/// [`token_words`] that is not empty (a token of marks alone, "-", is in neither).
+pub(super) fn raw_words(s: &str) -> Vec<&str> {
+    s.split_whitespace()
+        .filter(|w| !token_word(w).is_empty())
+        .collect()
+}
+
 /// One word as [`token_words`] gives it: lower case, everything but letters, digits and
 /// apostrophes trimmed from its ends, the typographic apostrophe folded to `'` ("Don’t," ->
 /// "don't").

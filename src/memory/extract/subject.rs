@@ -221,11 +221,8 @@ pub fn about_someone_else(sentence: &str) -> bool {
     // "Jenny reckons ...", "Tom loves ...": a capitalised word that is no pronoun, then a verb
     // of taste or opinion in the third person singular, which neither "I" nor an imperative
     // takes.
-    // As written, one for each of `words` (a token of marks alone, "-", is in neither).
-    let raw: Vec<&str> = sentence
-        .split_whitespace()
-        .filter(|w| !super::spans::token_word(w).is_empty())
-        .collect();
+    // As written, one for each of `words`.
+    let raw = super::spans::raw_words(sentence);
     if let (Some(first), Some(verb)) = (raw.get(i), words.get(i + 1)) {
         let named = person_name(first);
         // Not "does", "keeps", "finds": "Jazz does it for me", "Coffee keeps me awake".
@@ -288,11 +285,8 @@ const FIRST_PERSON: &[&str] = &["i", "i'm", "i've", "i'd", "i'll", "im"];
 /// passenger: neither tells the car what the speaker likes, nor whose taste it is. "I keep it
 /// at 20 for the kids" is said of the speaker's own habit and is left to the gate.
 pub fn for_someone_else(sentence: &str) -> bool {
-    // As written, one for each of `words` (a token of marks alone, "-", is in neither).
-    let raw: Vec<&str> = sentence
-        .split_whitespace()
-        .filter(|w| !super::spans::token_word(w).is_empty())
-        .collect();
+    // As written, one for each of `words`.
+    let raw = super::spans::raw_words(sentence);
     let words: Vec<String> = raw.iter().map(|w| super::spans::token_word(w)).collect();
     if words.iter().any(|w| FIRST_PERSON.contains(&w.as_str())) {
         return false;
