@@ -90,6 +90,7 @@ fn maintenance(c: &mut Criterion) {
         sentence: e.equal.clone(),
         confidence: 1.0,
         condition: None,
+        one_off: false,
     };
     // A new value in a multi-value category: `append` or `update`, the case the LLM decides.
     let genres = models.schema().detail_by_key("favorite_genres").unwrap();
@@ -110,6 +111,7 @@ fn maintenance(c: &mut Criterion) {
         sentence: "I've been enjoying jazz a lot lately.".into(),
         confidence: 1.0,
         condition: None,
+        one_off: false,
     };
     let mut g = c.benchmark_group("maintain");
     g.sample_size(10);

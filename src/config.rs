@@ -114,6 +114,18 @@ pub struct ExtractionConfig {
     /// A sentence offers a preference only when the gate's probability that it states a lasting
     /// preference is at least this; `None` uses the threshold stored in the gate file.
     pub gate_threshold: Option<f32>,
+    /// A preference whose evidence sentence the one-off gate ([`ExtractionConfig::one_off_gate`])
+    /// reads as no lasting preference (a one-off request: "Put on Radio 4, please.") is stored
+    /// pending: maintenance sees it, recall does not, until it is said again later or confirmed.
+    pub hold_one_off: bool,
+    /// The gate that tells a lasting preference from a one-off request (`memory::gate`'s format,
+    /// same embedder layer as the preference gate); `None` uses the built-in one
+    /// (`config/gate-lasting.json`). Read only with `hold_one_off`.
+    pub one_off_gate: Option<PathBuf>,
+    /// The lasting track's offer decision (`memory::offer`'s format, fitted with the one-off
+    /// gate); `None` uses the built-in one (`config/offer-lasting.json`). Read only with
+    /// `hold_one_off` and `offers = "model"`.
+    pub one_off_offer: Option<PathBuf>,
 }
 
 /// How a preference sentence is judged to offer its best category ([`ExtractionConfig::offers`]).
@@ -216,6 +228,9 @@ impl Default for ExtractionConfig {
             confirm_below: 0.0,
             gate: None,
             gate_threshold: None,
+            hold_one_off: true,
+            one_off_gate: None,
+            one_off_offer: None,
         }
     }
 }

@@ -131,7 +131,7 @@ fn list<'a>(
     let pending = prefs.iter().filter(|p| p.status == "pending").count();
     if pending > 0 {
         s.push_str(&format!(
-            "{pending} pending confirmation (not recalled until confirmed): glovebox prefs confirm|reject --user {user} --id ID\n"
+            "{pending} pending confirmation (not recalled until confirmed, or, said as a one-off request, asked for again later): glovebox prefs confirm|reject --user {user} --id ID\n"
         ));
     }
     s

@@ -278,6 +278,7 @@ fn time_maintenance(memory: &Memory, entries: &[&Entry]) -> Result<Vec<f64>, Eva
             sentence: e.equal.clone(),
             confidence: 1.0,
             condition: None,
+            one_off: false,
         };
         let (d, ms) = time_ms(|| memory.decide(&user, &incoming));
         d?;

@@ -202,6 +202,11 @@ pub struct Tally {
     /// ground-truth value (after folding case and punctuation).
     valued: u32,
     value_right: u32,
+    /// Extracted preferences (in-schema), those held pending as one-off requests
+    /// (`extraction.hold_one_off`), and those of the right detail category held so.
+    extracted: u32,
+    held: u32,
+    right_held: u32,
     maintain_ms: Vec<f64>,
     recall_ms: Vec<f64>,
     confusions: HashMap<(String, String), u32>,

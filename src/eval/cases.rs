@@ -11,6 +11,9 @@
 //! `not x`); a stored catalogue value also matches an expected value that names it by the
 //! rule extraction uses to recognise named values (`values::named_values`: "22 degrees"
 //! names "22 degree Celcius").
+//!
+//! Everything stored counts, pending or not; `recalled` scores only what recall can use (a
+//! pending preference, `extraction.confirm_below` or `extraction.hold_one_off`, is not).
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -27,7 +30,7 @@ use super::metrics::quantile;
 use crate::conversation::Conversation;
 use crate::memory::values::{named_values, turned_down};
 use crate::memory::{Memory, Models};
-use crate::pref::{Preference, UserId};
+use crate::pref::{Preference, Status, UserId};
 use crate::schema::{CategoryRef, Schema};
 
 /// One expected preference.
@@ -236,6 +239,8 @@ pub fn run(
     let schema = models.schema().clone();
     let user = UserId::new("case").map_err(crate::memory::MemoryError::from)?;
     let mut total = Score::default();
+    // The same, counting only what recall can use (not what is pending).
+    let mut recalled = Score::default();
     let mut by_tag: BTreeMap<String, Score> = BTreeMap::new();
     for case in cases {
         let dir = tempfile::tempdir().map_err(EvalError::Write)?;
@@ -245,11 +250,17 @@ pub fn run(
         let ms = t0.elapsed().as_secs_f64() * 1e3;
         let stored = mem.list(&user)?;
         let s = score_case(&schema, case, &stored, ms);
+        let active: Vec<Preference> = stored
+            .iter()
+            .filter(|p| p.status == Status::Active)
+            .cloned()
+            .collect();
+        recalled.add(&score_case(&schema, case, &active, ms));
         if let Some(w) = rows.as_mut() {
             let row = json!({
                 "id": case.id, "tag": case.tag,
                 "expect": case.expect.iter().map(|(c, v)| json!({"category": category_key(&schema, *c), "value": v})).collect::<Vec<_>>(),
-                "stored": stored.iter().map(|p| json!({"category": schema.detail(p.detail).key, "value": p.attribute, "sentence": p.sentences.first()})).collect::<Vec<_>>(),
+                "stored": stored.iter().map(|p| json!({"category": schema.detail(p.detail).key, "value": p.attribute, "sentence": p.sentences.first(), "pending": p.status == Status::Pending})).collect::<Vec<_>>(),
                 "false_memory": s.false_memory_cases == 1,
                 "ms": ms,
             });
@@ -259,6 +270,12 @@ pub fn run(
         by_tag.entry(case.tag.clone()).or_default().add(&s);
     }
     let mut report = total.json();
+    let r = recalled.json();
+    report["recalled"] = json!({
+        "false_memory_rate": r["false_memory_rate"],
+        "preference_recall": r["preference_recall"],
+        "preference_precision": r["preference_precision"],
+    });
     report["by_tag"] = by_tag
         .iter()
         .map(|(t, s)| (t.clone(), s.json()))
@@ -291,6 +308,13 @@ pub fn table(r: &Value) -> String {
         "| tag | cases | false memory rate | preference recall | preference precision | value accuracy | extract ms p50 |\n|---|---|---|---|---|---|---|\n",
     );
     t.push_str(&line("all", r));
+    let a = &r["recalled"];
+    if !a.is_null() {
+        t.push_str(&format!(
+            "| recalled (not pending) | | {} | {} | {} | | |\n",
+            a["false_memory_rate"], a["preference_recall"], a["preference_precision"]
+        ));
+    }
     if let Some(tags) = r["by_tag"].as_object() {
         for (k, v) in tags {
             t.push_str(&line(k, v));

@@ -72,6 +72,9 @@ pub struct Extracted {
     /// The situation in which alone it holds, in the user's words from the sentence
     /// (`memory::condition`); `None`: always.
     pub condition: Option<String>,
+    /// Said as a one-off request, not a lasting preference (`extraction.hold_one_off`): stored
+    /// pending until said again later or confirmed.
+    pub one_off: bool,
 }
 
 /// A category offered to the LLM, with the embedder's evidence.
@@ -513,6 +516,7 @@ pub fn parse(
                     // No measured confidence counts as uncertain (see `confidence`).
                     confidence: line_confidence.get(i).copied().unwrap_or(0.0),
                     condition: super::condition::find(sentence),
+                    one_off: false,
                 });
             }
             Ok(out)

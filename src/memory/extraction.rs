@@ -6,6 +6,7 @@
 use std::time::Instant;
 
 mod context;
+mod lasting;
 mod rows;
 mod said;
 
@@ -16,6 +17,8 @@ use crate::conversation::Conversation;
 use crate::llm::Request;
 use crate::schema::{DetailId, DetailSet, ValueKind};
 use said::Said;
+
+pub use lasting::LastingTrack;
 /// The result of extraction on one conversation.
 #[derive(Debug, Clone)]
 pub struct Extraction {
@@ -93,12 +96,13 @@ impl Models {
         let (vecs, taps) = self.embed_sentences(&sentences)?;
         Counters::time(&self.counters.embed_us, te);
         Counters::add(&self.counters.sentences, sentences.len() as u64);
+        let lasting = self.read_lasting((&sentences, &vecs, &taps));
         let (gate, passes, scores) = self.judge(
             conversation,
             (&sentences, &vecs, &taps),
             &protos,
             exclude,
-            held,
+            (held, lasting.as_ref()),
         )?;
         Counters::add(
             &self.counters.gated,
@@ -106,20 +110,18 @@ impl Models {
         );
         let leads = self.leads(&scores, &passes, &sentences);
         let x = &self.cfg.extraction;
-        let offered = extract::offers(
-            &self.schema,
-            &scores,
-            (&gate, &passes),
-            allowed,
-            &extract::Offering {
-                min_similarity: x.min_similarity,
-                margin: x.margin,
-                per_sentence: x.shortlist,
-                max: x.max_preferences,
-                model: self.offer.as_ref(),
-                leads: Some(&leads),
-            },
-        );
+        let how = extract::Offering {
+            min_similarity: x.min_similarity,
+            margin: x.margin,
+            per_sentence: x.shortlist,
+            max: x.max_preferences,
+            model: self.offer.as_ref(),
+            leads: Some(&leads),
+        };
+        let offered = extract::offers(&self.schema, &scores, (&gate, &passes), allowed, &how);
+        let offered = self.with_lasting_offers(offered, lasting.as_ref(), &scores, allowed, &how);
+        // A sentence either track passes can give evidence.
+        let passes = lasting::either(&passes, lasting.as_ref());
         // A setting named first and given its value after ("I overcorrected the seat. 82 is
         // too low. Let me bump it up to 84.") moves to the sentence that names the value; then
         // a detail whose value must be named to be stored, and whose value the evidence does
@@ -142,7 +144,9 @@ impl Models {
             Counters::add(&self.counters.groups, 1);
             let (answer, conf, decoded) = self.answer(&sentences, &group)?;
             let full = extract::full_answer(&self.schema, &group, &answer);
-            for item in extract::parse(&self.schema, &full, &group, &sentences, &conf)? {
+            let one_off = self.one_off(group[0].sentence, lasting.as_ref());
+            for mut item in extract::parse(&self.schema, &full, &group, &sentences, &conf)? {
+                item.one_off = one_off;
                 let dup = out
                     .items
                     .iter()
@@ -231,7 +235,7 @@ impl Models {
             (&sentences, &vecs, &taps),
             &protos,
             exclude,
-            &[],
+            (&[], None),
         )?;
         Ok((sentences, inputs))
     }
@@ -240,14 +244,15 @@ impl Models {
     /// the gate reads beside its embedding, see [`Models::embed_tapped`]): the gate's probability
     /// of each, whether it passes ([`Models::passing`]), and its row of category scores, read
     /// with the question put to it ([`Models::read_in_context`]) and settled by what it says
-    /// and what the speaker holds (`held`; [`Models::settle_rows`]).
+    /// and what the speaker holds (`held`; [`Models::settle_rows`]; also the rows of the
+    /// sentences only the lasting track passes, [`lasting`]).
     fn judge(
         &self,
         conversation: &Conversation,
         (sentences, vecs, taps): (&[String], &[Vec<f32>], &[Vec<f32>]),
         protos: &[extract::Prototype],
         exclude: Option<&str>,
-        held: &extract::Held,
+        (held, lasting): (&extract::Held, Option<&lasting::Lasting>),
     ) -> Result<OfferInputs, MemoryError> {
         let gate: Vec<f32> = vecs
             .iter()
@@ -258,7 +263,13 @@ impl Models {
         let passes = self.passing(&gate, sentences);
         let mut scores = extract::sentence_scores(&self.schema, protos, vecs, sentences, exclude);
         self.read_in_context(conversation, sentences, protos, &mut scores, exclude)?;
-        self.settle_rows(&mut scores, &passes, sentences, held);
+        // The rows of the sentences the lasting track passes are settled too.
+        self.settle_rows(
+            &mut scores,
+            &lasting::either(&passes, lasting),
+            sentences,
+            held,
+        );
         Ok((gate, passes, scores))
     }
 

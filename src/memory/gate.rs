@@ -25,6 +25,11 @@ pub const FORMAT: &str = "glovebox-gate v1";
 /// The gate shipped in the binary (`config/gate.json`).
 pub const DEFAULT_GATE: &str = include_str!("../../config/gate.json");
 
+/// The one-off gate shipped in the binary (`config/gate-lasting.json`): the same data with
+/// CarMem's revealing sentences that are one-off requests read as negatives
+/// (`extraction.hold_one_off`).
+pub const ONE_OFF_GATE: &str = include_str!("../../config/gate-lasting.json");
+
 /// Why a gate file cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum GateError {
@@ -139,8 +144,17 @@ impl Gate {
 
     /// Reads a gate file, or the built-in one when `path` is `None`.
     pub fn load(path: Option<&Path>, dim: usize) -> Result<Gate, GateError> {
+        Gate::load_or(path, (DEFAULT_GATE, "(built-in config/gate.json)"), dim)
+    }
+
+    /// [`Gate::load`], with `builtin` (its text and how errors name it) when no path is given.
+    pub fn load_or(
+        path: Option<&Path>,
+        builtin: (&str, &str),
+        dim: usize,
+    ) -> Result<Gate, GateError> {
         match path {
-            None => Gate::parse(DEFAULT_GATE, "(built-in config/gate.json)", dim),
+            None => Gate::parse(builtin.0, builtin.1, dim),
             Some(p) => {
                 let text = std::fs::read_to_string(p).map_err(|source| GateError::Read {
                     path: p.display().to_string(),

@@ -13,6 +13,12 @@
 //!   confirmed, and stays for good if it is rejected;
 //! * an update of a pending preference: the new value replaces it, pending if uncertain (and
 //!   inherits what it was to replace), active if certain (and then also replaces that).
+//!
+//! A one-off request ([`Extracted::one_off`]: "Put on Radio 4, please.") is uncertain in the
+//! same way, whatever its confidence: one request is no lasting preference yet, and must not
+//! displace one. Its repetition said later (a certain extraction of the same value, at a later
+//! time than the pending preference was written) confirms it: what a driver asks for again and
+//! again is what they usually want. The same conversation remembered again does not.
 
 use super::extract::Extracted;
 use super::MAX_SENTENCES;
@@ -61,7 +67,8 @@ pub fn maintenance(
     confirm_below: f32,
     new_id: Option<PreferenceId>,
 ) -> Step {
-    let uncertain = incoming.confidence < confirm_below;
+    let unsure = incoming.confidence < confirm_below;
+    let uncertain = unsure || incoming.one_off;
     let find = |id: PreferenceId| stored.iter().find(|p| p.id == id).cloned();
     let stored_one = |id| find(id).expect("maintenance ids are among the stored");
     let new_id = || new_id.expect("an id is allocated for every decision but a pass");
@@ -83,7 +90,12 @@ pub fn maintenance(
                 removed: Vec::new(),
             }
         }
-        Maintenance::Pass(id) => pass(cx, stored_one(id), stored, incoming, uncertain),
+        Maintenance::Pass(id) => {
+            let before = stored_one(id);
+            // A one-off request said again later confirms what the first one left pending.
+            let confirms = !unsure && (!incoming.one_off || cx.now > before.updated);
+            pass(cx, before, stored, incoming, confirms)
+        }
         Maintenance::Update(id) => {
             let before = stored_one(id);
             update(cx, before, stored, incoming, uncertain, new_id())
@@ -92,13 +104,13 @@ pub fn maintenance(
 }
 
 /// A pass: the stored preference gains the sentence as evidence; a pending one is confirmed
-/// when the incoming extraction is certain.
+/// when the incoming extraction `confirms` it.
 fn pass(
     cx: Context,
     before: Preference,
     stored: &[Preference],
     incoming: &Extracted,
-    uncertain: bool,
+    confirms: bool,
 ) -> Step {
     let mut p = before.clone();
     if !p.sentences.contains(&incoming.sentence) {
@@ -112,7 +124,7 @@ fn pass(
     p.confidence = p.confidence.max(incoming.confidence);
     let mut changes = Vec::new();
     let mut removed = vec![before.clone()];
-    if before.status == Status::Pending && !uncertain {
+    if before.status == Status::Pending && confirms {
         p.status = Status::Active;
         p.replaces = None;
         let replaced = replaced_on_confirm(cx.schema, &before, stored);

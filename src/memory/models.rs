@@ -27,6 +27,9 @@ pub struct Models {
     pub(super) llm: OnceLock<Llm>,
     /// Decides which sentences state a lasting preference at all.
     pub(super) gate: gate::Gate,
+    /// The lasting track (`extraction.hold_one_off`): tells a lasting preference from a
+    /// one-off request; `None` when off.
+    pub(super) lasting: Option<super::extraction::LastingTrack>,
     /// The offer decision with the threshold in force; `None` under `offers = "margin"`.
     pub(super) offer: Option<offer::OfferModel>,
     /// Decides which recalled preferences matter for an utterance at all.
@@ -59,6 +62,11 @@ impl Models {
         if let Some(t) = cfg.extraction.gate_threshold {
             gate.threshold = t;
         }
+        let lasting = if cfg.extraction.hold_one_off {
+            Some(lasting_track(cfg, &gate)?)
+        } else {
+            None
+        };
         let offer = match cfg.extraction.offers {
             crate::config::OfferRule::Margin => None,
             crate::config::OfferRule::Model => {
@@ -106,6 +114,7 @@ impl Models {
             embedder,
             llm: OnceLock::new(),
             gate,
+            lasting,
             offer,
             relevance,
             prototypes: OnceLock::new(),
@@ -374,4 +383,45 @@ impl Models {
         let p = SubPrior::new(self.schema.subs().len(), labelled);
         Ok(Some(self.prior.get_or_init(|| Arc::new(p)).clone()))
     }
+}
+
+/// The lasting track's gate and offer decision (`extraction.one_off_gate`, `one_off_offer`, or
+/// the built-in ones), checked to read what the preference gate reads.
+fn lasting_track(
+    cfg: &Config,
+    first: &gate::Gate,
+) -> Result<super::extraction::LastingTrack, MemoryError> {
+    let x = &cfg.extraction;
+    let name = x.one_off_gate.as_ref().map_or_else(
+        || "(built-in config/gate-lasting.json)".to_string(),
+        |p| p.display().to_string(),
+    );
+    let g = gate::Gate::load_or(
+        x.one_off_gate.as_deref(),
+        (gate::ONE_OFF_GATE, &name),
+        EMBED_DIM,
+    )?;
+    // It reads the pooling the preference gate is given, from the same embedder pass.
+    if g.layer != first.layer {
+        return Err(gate::GateError::Invalid {
+            path: name,
+            problem: format!(
+                "reads the embedder after layer {:?}, the preference gate after {:?}: a one-off \
+                 gate must read the same layer",
+                g.layer, first.layer
+            ),
+        }
+        .into());
+    }
+    let offer = match x.offers {
+        crate::config::OfferRule::Margin => None,
+        crate::config::OfferRule::Model => Some(match &x.one_off_offer {
+            None => offer::OfferModel::parse(
+                offer::ONE_OFF_OFFER,
+                "(built-in config/offer-lasting.json)",
+            )?,
+            Some(p) => offer::OfferModel::load(p)?,
+        }),
+    };
+    Ok(super::extraction::LastingTrack { gate: g, offer })
 }

@@ -29,6 +29,10 @@ pub const FORMAT: &str = "glovebox-offer v1";
 /// The model shipped in the binary (`config/offer.json`).
 pub const DEFAULT_OFFER: &str = include_str!("../../config/offer.json");
 
+/// The lasting track's offer decision shipped in the binary (`config/offer-lasting.json`,
+/// fitted with the lasting gate; `extraction.hold_one_off`).
+pub const ONE_OFF_OFFER: &str = include_str!("../../config/offer-lasting.json");
+
 /// Number of features (see [`features`]).
 pub const FEATURES: usize = 5;
 

@@ -14,6 +14,7 @@ fn temperature(m: &Memory, attribute: &str, sentence: &str, confidence: f32) -> 
         sentence: sentence.into(),
         confidence,
         condition: None,
+        one_off: false,
     }
 }
 

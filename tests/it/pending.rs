@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use glovebox::conversation::Conversation;
 use glovebox::memory::{Extracted, Memory, Models, NewPreference};
 use glovebox::pref::{Millis, Operation, Status};
 use glovebox::schema::Schema;
@@ -106,6 +107,7 @@ fn pending_preferences_are_recalled_only_once_confirmed() {
         sentence: p.sentences[0].clone(),
         confidence: 1.0,
         condition: None,
+        one_off: false,
     };
     let o = m.maintain(&bob, &again).unwrap();
     assert_eq!(o.preference.id, p.id);
@@ -218,4 +220,87 @@ fn an_old_statement_just_remembered_does_not_expire() {
     let gone = m.expire_unused_at(Millis(t0.0 + 31 * DAY)).unwrap();
     assert_eq!(gone.len(), 1);
     assert!(m.list(&user("pat")).unwrap().is_empty());
+}
+
+/// `extraction.hold_one_off`: the one-off gate (the real built-in one, on the real embedder)
+/// holds a request pending; asked for again later, it is confirmed; a lasting statement is
+/// stored active at once.
+#[test]
+fn a_one_off_request_is_held_pending_until_asked_for_again_later() {
+    let dir = tempdir().unwrap();
+    let mut c = config();
+    c.extraction.hold_one_off = true;
+    let m = Memory::open(dir.path(), c).expect("memory opens");
+    let on = |day: u32, said: &str| {
+        Conversation::from_value(&serde_json::json!({
+            "time": format!("2026-11-{day:02}T08:00:00Z"),
+            "turns": [{"role": "user", "text": said}, {"role": "assistant", "text": "Sure."}],
+        }))
+        .unwrap()
+    };
+    let ask = "Put on BBC Radio 4, please.";
+    let radio = "put the radio on";
+    let ann = user("ann");
+    let out = m.remember(&ann, &on(2, ask)).unwrap();
+    assert_eq!(out.len(), 1, "{out:?}");
+    let p = out[0].preference.clone();
+    assert_eq!(
+        (p.attribute.as_str(), p.status),
+        ("BBC Radio 4", Status::Pending)
+    );
+    assert!(recalled_ids(&m, "ann", radio).is_empty());
+    // The same conversation remembered again is no repetition.
+    m.remember(&ann, &on(2, ask)).unwrap();
+    assert_eq!(m.list(&ann).unwrap()[0].status, Status::Pending);
+    // Asked for again two days later: confirmed, and recalled.
+    let out = m.remember(&ann, &on(4, ask)).unwrap();
+    assert_eq!(out[0].preference.id, p.id);
+    assert_eq!(out[0].preference.status, Status::Active);
+    assert_eq!(recalled_ids(&m, "ann", radio), vec![p.id.0]);
+    // What a driver says they always listen to is a preference the first time.
+    let bob = user("bob");
+    let said = "BBC Radio 4 is the only station I ever listen to.";
+    let out = m.remember(&bob, &on(2, said)).unwrap();
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(out[0].preference.status, Status::Active);
+}
+
+#[test]
+fn a_missing_or_mismatched_one_off_gate_is_named() {
+    let dir = tempdir().unwrap();
+    let open = |c: glovebox::config::Config, at: &str| {
+        Memory::open(&dir.path().join(at), c)
+            .err()
+            .expect("the memory does not open")
+            .to_string()
+    };
+    let mut c = config();
+    c.extraction.hold_one_off = true;
+    c.extraction.one_off_gate = Some(dir.path().join("no-such-gate.json"));
+    let e = open(c, "a");
+    assert!(e.contains("no-such-gate.json"), "{e}");
+    let mut c = config();
+    c.extraction.hold_one_off = true;
+    c.extraction.one_off_offer = Some(dir.path().join("no-such-offer.json"));
+    let e = open(c, "b");
+    assert!(e.contains("no-such-offer.json"), "{e}");
+    // A gate that reads another embedder layer than the preference gate cannot share its pass.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut g: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("config/gate-lasting.json")).unwrap(),
+    )
+    .unwrap();
+    g["layer"] = serde_json::json!(2);
+    let file = dir.path().join("layer2.json");
+    std::fs::write(&file, g.to_string()).unwrap();
+    let mut c = config();
+    c.extraction.hold_one_off = true;
+    c.extraction.one_off_gate = Some(file);
+    let e = open(c, "c");
+    assert!(e.contains("layer2.json") && e.contains("same layer"), "{e}");
+    // Off, the files are not read.
+    let mut c = config();
+    c.extraction.hold_one_off = false;
+    c.extraction.one_off_gate = Some(dir.path().join("no-such-gate.json"));
+    assert!(Memory::open(&dir.path().join("d"), c).is_ok());
 }

@@ -43,6 +43,10 @@ pub(super) fn report(models: &Models, cfg: &Config, t: &Tally, total_s: f64) -> 
             "none": none, "one": one, "two_plus": two,
             "valid_output": share(t.valid, t.in_counts.total()),
             "value_accuracy": share(t.value_right, t.valued),
+            // Held pending as one-off requests (`extraction.hold_one_off`): of all extracted,
+            // and of those in the right category.
+            "held_pending": share(t.held, t.extracted),
+            "right_held_pending": share(t.right_held, t.valued),
             "conversations": t.in_counts.total(),
         },
         "extraction_out_of_schema": {"none": onone, "one": oone, "two_plus": otwo, "conversations": t.out_counts.total()},
@@ -148,6 +152,11 @@ fn summary(r: &Value) -> String {
     s.push_str(&format!(
         "| value accuracy (right category) | {} | - |\n",
         pct(&x["value_accuracy"])
+    ));
+    s.push_str(&format!(
+        "| held pending as one-off requests: all / right category | {} / {} | - |\n",
+        pct(&x["held_pending"]),
+        pct(&x["right_held_pending"])
     ));
     s.push_str(&format!(
         "| out-of-schema 0 / 1 / 2+ | {} / {} / {} | 75 / 23 / 2 % |\n",

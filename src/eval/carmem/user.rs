@@ -169,7 +169,10 @@ impl UserRun<'_, '_> {
                     self.tally
                         .confidences
                         .push((i.confidence, i.detail == e.detail));
+                    self.tally.extracted += 1;
+                    self.tally.held += u32::from(i.one_off);
                     if i.detail == e.detail {
+                        self.tally.right_held += u32::from(i.one_off);
                         self.tally.valued += 1;
                         self.tally.value_right +=
                             u32::from(fold(&i.attribute) == fold(&e.attribute));
@@ -254,6 +257,7 @@ impl UserRun<'_, '_> {
             sentence: sentence.to_string(),
             confidence: 1.0,
             condition: None,
+            one_off: false,
         };
         self.decide(mem, e, "equal", Some(incoming(&e.attribute, &e.equal)), "")?;
         let neg = Conversation::from_utterance(&e.negate).map_err(MemoryError::from)?;
@@ -474,7 +478,7 @@ fn items_json(schema: &Schema, x: &Option<Extraction>) -> Value {
         Some(x) => json!(x
             .items
             .iter()
-            .map(|i| json!({"category": schema.detail(i.detail).name, "attribute": i.attribute, "sentence": i.sentence, "confidence": i.confidence}))
+            .map(|i| json!({"category": schema.detail(i.detail).name, "attribute": i.attribute, "sentence": i.sentence, "confidence": i.confidence, "one_off": i.one_off}))
             .collect::<Vec<_>>()),
     }
 }

@@ -48,6 +48,7 @@ fn incoming(s: &Schema, key: &str, attribute: &str, confidence: f32) -> Extracte
         sentence: format!("Play {attribute} now."),
         confidence,
         condition: None,
+        one_off: false,
     }
 }
 
@@ -236,4 +237,57 @@ fn deletions_scrub_history_and_record_only_the_category() {
             other => panic!("expected a history entry, got {other:?}"),
         }
     }
+}
+
+#[test]
+fn a_one_off_request_waits_pending_until_it_is_asked_for_again_later() {
+    let (s, u) = (schema(), user());
+    let one_off = |attribute: &str| Extracted {
+        one_off: true,
+        ..incoming(&s, "preferred_radio_station", attribute, 0.95)
+    };
+    // Certain as it is, one request stores nothing recall uses (with confirm_below off, too).
+    let x = one_off("BBC Radio 4");
+    let step = maintenance(
+        cx(&s, &u),
+        Maintenance::New,
+        &[],
+        &x,
+        0.0,
+        Some(PreferenceId(4)),
+    );
+    assert_eq!(step.written.status, Status::Pending);
+    // Nor does it displace a lasting preference: it waits beside it.
+    let active = stored(&s, "preferred_radio_station", 3, "Radio 2", Status::Active);
+    let op = Maintenance::Update(active.id);
+    let st = [active.clone()];
+    let step = maintenance(cx(&s, &u), op, &st, &x, 0.0, Some(PreferenceId(4)));
+    assert_eq!(step.written.status, Status::Pending);
+    assert_eq!(step.written.replaces, Some(PreferenceId(3)));
+    assert!(deleted(&step).is_empty());
+    // Asked for again later, it is what the driver usually wants.
+    let pending = stored(
+        &s,
+        "preferred_radio_station",
+        4,
+        "BBC Radio 4",
+        Status::Pending,
+    );
+    let op = Maintenance::Pass(pending.id);
+    let st = [pending.clone()];
+    let step = maintenance(cx(&s, &u), op, &st, &x, 0.0, None);
+    assert_eq!(step.written.status, Status::Active);
+    // The same conversation remembered again (said at the time it was written) is no repetition.
+    let mut same_time = pending.clone();
+    same_time.updated = Millis(1_000);
+    let st = [same_time];
+    let step = maintenance(cx(&s, &u), op, &st, &x, 0.0, None);
+    assert_eq!(step.written.status, Status::Pending);
+    // An uncertain repetition confirms nothing, one-off or not.
+    let unsure = Extracted {
+        one_off: true,
+        ..incoming(&s, "preferred_radio_station", "BBC Radio 4", 0.2)
+    };
+    let step = maintenance(cx(&s, &u), op, &[pending], &unsure, BELOW, None);
+    assert_eq!(step.written.status, Status::Pending);
 }

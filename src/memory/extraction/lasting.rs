@@ -1,0 +1,143 @@
+//! The lasting track (`extraction.hold_one_off`): a second gate and offer decision, taught
+//! issue 13's definition of a lasting preference (CarMem's revealing sentences that are one-off
+//! requests read as negatives, `config/lasting-labels.jsonl`), read beside the preference
+//! gate's. What either track offers is extracted; what only the first offers, from a sentence
+//! the second reads as a one-off request, is marked [`Extracted::one_off`] and stored pending
+//! (`memory::lifecycle`): remembered, not recalled until asked for again later or confirmed.
+//!
+//! [`Extracted::one_off`]: super::super::extract::Extracted::one_off
+
+use super::super::extract::{self, Candidate};
+use super::super::{gate, offer, Models};
+
+/// The lasting track's models, with their thresholds.
+#[derive(Debug, Clone)]
+pub struct LastingTrack {
+    pub gate: gate::Gate,
+    /// `None` under `offers = "margin"`.
+    pub offer: Option<offer::OfferModel>,
+}
+
+/// What the lasting track reads of each statement.
+pub(super) struct Lasting {
+    /// The lasting gate's probability.
+    pub gate: Vec<f32>,
+    /// Whether it passes as a preference sentence ([`Models::passing`]'s rule, this gate).
+    pub passes: Vec<bool>,
+}
+
+impl Models {
+    /// What the lasting track reads of each statement (from the same embedder pass as the
+    /// preference gate); `None` when it is off.
+    pub(super) fn read_lasting(
+        &self,
+        (sentences, vecs, taps): (&[String], &[Vec<f32>], &[Vec<f32>]),
+    ) -> Option<Lasting> {
+        let track = self.lasting.as_ref()?;
+        let gate: Vec<f32> = vecs
+            .iter()
+            .zip(taps)
+            .zip(sentences)
+            .map(|((v, t), s)| track.gate.probability(v, t, s))
+            .collect();
+        let passes = gate
+            .iter()
+            .zip(sentences)
+            .map(|(&p, s)| track.gate.passes(p) && extract::speakers_own(s))
+            .collect();
+        Some(Lasting { gate, passes })
+    }
+
+    /// The offers of both tracks: the lasting track's first, then the first track's
+    /// (`offered`) of the categories it does not offer, at most `how.max`.
+    pub(super) fn with_lasting_offers(
+        &self,
+        offered: Vec<Candidate>,
+        lasting: Option<&Lasting>,
+        scores: &[Vec<f32>],
+        allowed: &crate::schema::DetailSet,
+        how: &extract::Offering,
+    ) -> Vec<Candidate> {
+        let (Some(track), Some(l)) = (self.lasting.as_ref(), lasting) else {
+            return offered;
+        };
+        let how = extract::Offering {
+            model: track.offer.as_ref(),
+            ..*how
+        };
+        let first = extract::offers(&self.schema, scores, (&l.gate, &l.passes), allowed, &how);
+        merged_offers(first, offered, how.max)
+    }
+
+    /// Whether statement `at` is a one-off request: the lasting track is on and its gate
+    /// scores it below its threshold.
+    pub(super) fn one_off(&self, at: usize, lasting: Option<&Lasting>) -> bool {
+        match (self.lasting.as_ref(), lasting) {
+            (Some(track), Some(l)) => !track.gate.passes(l.gate[at]),
+            _ => false,
+        }
+    }
+}
+
+/// The sentences either track passes (`passes`: the first track's).
+pub(super) fn either(passes: &[bool], lasting: Option<&Lasting>) -> Vec<bool> {
+    match lasting {
+        Some(l) => passes
+            .iter()
+            .zip(&l.passes)
+            .map(|(a, b)| *a || *b)
+            .collect(),
+        None => passes.to_vec(),
+    }
+}
+
+/// `first`, then those of `then` whose category and sentence `first` does not offer (a
+/// sentence's offers come from one track, so it offers no more categories than
+/// `extraction.shortlist`), at most `max`.
+pub fn merged_offers(first: Vec<Candidate>, then: Vec<Candidate>, max: usize) -> Vec<Candidate> {
+    let mut out = first;
+    let first_len = out.len();
+    for c in then {
+        if !out[..first_len]
+            .iter()
+            .any(|o| o.detail == c.detail || o.sentence == c.sentence)
+            && !out.iter().any(|o| o.detail == c.detail)
+        {
+            out.push(c);
+        }
+    }
+    out.truncate(max);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn offer(detail: usize, sentence: usize) -> Candidate {
+        Candidate {
+            detail: crate::schema::Schema::embedded().details()[detail].id,
+            score: 0.5,
+            sentence,
+        }
+    }
+
+    #[test]
+    fn the_lasting_tracks_offers_come_first_and_each_category_and_sentence_from_one_track() {
+        let merged = merged_offers(
+            vec![offer(3, 1)],
+            vec![offer(3, 0), offer(5, 0), offer(6, 1), offer(7, 2)],
+            3,
+        );
+        // Not 6: sentence 1 gives the lasting track's offer.
+        assert_eq!(merged, vec![offer(3, 1), offer(5, 0), offer(7, 2)]);
+        assert_eq!(
+            merged_offers(vec![], vec![offer(5, 0)], 3),
+            vec![offer(5, 0)]
+        );
+        assert_eq!(
+            merged_offers(vec![offer(1, 0), offer(2, 1)], vec![offer(5, 2)], 2).len(),
+            2
+        );
+    }
+}
