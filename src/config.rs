@@ -126,6 +126,10 @@ pub struct ExtractionConfig {
     /// gate); `None` uses the built-in one (`config/offer-lasting.json`). Read only with
     /// `hold_one_off` and `offers = "model"`.
     pub one_off_offer: Option<PathBuf>,
+    /// With `hold_one_off`, the lasting track also offers what its gate and offer decision
+    /// find (a lasting statement the preference gate's track misses), besides telling which
+    /// offers are one-off requests.
+    pub lasting_offers: bool,
 }
 
 /// How a preference sentence is judged to offer its best category ([`ExtractionConfig::offers`]).
@@ -231,6 +235,7 @@ impl Default for ExtractionConfig {
             hold_one_off: true,
             one_off_gate: None,
             one_off_offer: None,
+            lasting_offers: false,
         }
     }
 }

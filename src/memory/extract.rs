@@ -114,6 +114,11 @@ pub struct Offering<'a> {
     /// too quiet.") can store nothing there, and sets no bar for the sentence that does ("Let
     /// me just crank this up to 90"); it still offers when it clears the bar of the others.
     pub leads: Option<&'a [bool]>,
+    /// The sentences that set the bar of the conversation's strongest (`None`: the passing
+    /// ones). The lasting track's offers are held to the bar of every sentence either track
+    /// passes: a request the first track takes for the conversation's preference still stands
+    /// above a weaker sentence about another category.
+    pub rivals: Option<&'a [bool]>,
 }
 
 /// The offers of a gated extraction, best first: every user sentence that passes the
@@ -144,17 +149,18 @@ pub fn offers(
     // the conversation's strongest (within `margin`), so that when the strongest is about an
     // opted-out category, a weaker sentence cannot smuggle in its nearest allowed neighbour;
     // the model reads the same distance as one of its features.
+    let bar = how.rivals.unwrap_or(passes);
     let leading: Vec<bool> = match how.leads {
-        Some(l) => passes
+        Some(l) => bar
             .iter()
             .zip(l.iter().chain(std::iter::repeat(&true)))
             .map(|(&p, &l)| p && l)
             .collect(),
-        None => passes.to_vec(),
+        None => bar.to_vec(),
     };
     let conv_top = match strongest(scores, &leading) {
         t if t.is_finite() => t,
-        _ => strongest(scores, passes),
+        _ => strongest(scores, bar),
     };
     for (si, row) in scores.iter().enumerate() {
         if !passing(si) {

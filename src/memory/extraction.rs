@@ -97,12 +97,17 @@ impl Models {
         Counters::time(&self.counters.embed_us, te);
         Counters::add(&self.counters.sentences, sentences.len() as u64);
         let lasting = self.read_lasting((&sentences, &vecs, &taps));
+        // What the lasting track offers too (`extraction.lasting_offers`); without it, it only
+        // tells which offers are one-off requests.
+        let offering = lasting
+            .as_ref()
+            .filter(|_| self.cfg.extraction.lasting_offers);
         let (gate, passes, scores) = self.judge(
             conversation,
             (&sentences, &vecs, &taps),
             &protos,
             exclude,
-            (held, lasting.as_ref()),
+            (held, offering),
         )?;
         Counters::add(
             &self.counters.gated,
@@ -117,11 +122,13 @@ impl Models {
             max: x.max_preferences,
             model: self.offer.as_ref(),
             leads: Some(&leads),
+            rivals: None,
         };
         let offered = extract::offers(&self.schema, &scores, (&gate, &passes), allowed, &how);
-        let offered = self.with_lasting_offers(offered, lasting.as_ref(), &scores, allowed, &how);
+        let offered =
+            self.with_lasting_offers((offered, &passes), offering, &scores, allowed, &how);
         // A sentence either track passes can give evidence.
-        let passes = lasting::either(&passes, lasting.as_ref());
+        let passes = lasting::either(&passes, offering);
         // A setting named first and given its value after ("I overcorrected the seat. 82 is
         // too low. Let me bump it up to 84.") moves to the sentence that names the value; then
         // a detail whose value must be named to be stored, and whose value the evidence does
@@ -245,7 +252,7 @@ impl Models {
     /// of each, whether it passes ([`Models::passing`]), and its row of category scores, read
     /// with the question put to it ([`Models::read_in_context`]) and settled by what it says
     /// and what the speaker holds (`held`; [`Models::settle_rows`]; also the rows of the
-    /// sentences only the lasting track passes, [`lasting`]).
+    /// sentences only the lasting track passes when it offers, [`lasting`]).
     fn judge(
         &self,
         conversation: &Conversation,
@@ -263,7 +270,7 @@ impl Models {
         let passes = self.passing(&gate, sentences);
         let mut scores = extract::sentence_scores(&self.schema, protos, vecs, sentences, exclude);
         self.read_in_context(conversation, sentences, protos, &mut scores, exclude)?;
-        // The rows of the sentences the lasting track passes are settled too.
+        // The rows of the sentences the lasting track offers from are settled too.
         self.settle_rows(
             &mut scores,
             &lasting::either(&passes, lasting),

@@ -304,3 +304,35 @@ fn a_missing_or_mismatched_one_off_gate_is_named() {
     c.extraction.one_off_gate = Some(dir.path().join("no-such-gate.json"));
     assert!(Memory::open(&dir.path().join("d"), c).is_ok());
 }
+
+/// `extraction.lasting_offers`: the lasting track also offers a lasting statement the
+/// preference gate's track lets pass, and it is stored active.
+#[test]
+fn the_lasting_track_offers_what_the_first_track_misses_when_asked_to() {
+    let dir = tempdir().unwrap();
+    let said = Conversation::from_value(&serde_json::json!([
+        {"role": "user", "text": "Whichever way is quickest, I never care about the mileage."},
+    ]))
+    .unwrap();
+    let driver = user("driver");
+    let first = Memory::open(&dir.path().join("a"), config()).unwrap();
+    assert!(first.remember(&driver, &said).unwrap().is_empty());
+    let mut c = config();
+    c.extraction.lasting_offers = true;
+    let both = Memory::open(&dir.path().join("b"), c).unwrap();
+    let out = both.remember(&driver, &said).unwrap();
+    assert_eq!(out.len(), 1, "{out:?}");
+    let p = &out[0].preference;
+    assert_eq!(
+        (
+            both.schema().detail(p.detail).key.as_str(),
+            p.attribute.as_str(),
+            p.status
+        ),
+        (
+            "priority_for_shortest_time_or_shortest_distance",
+            "Shortest Time",
+            Status::Active
+        )
+    );
+}

@@ -343,6 +343,7 @@ fn margin_rule(
         max,
         model: None,
         leads: None,
+        rivals: None,
     }
 }
 
@@ -359,22 +360,28 @@ fn a_sentence_that_does_not_lead_sets_no_bar() {
     weak[genres.index()] = 0.6;
     let rows = [strong, weak];
     let all = s.all_details();
-    let offered = |leads: Option<&[bool]>| -> Vec<(DetailId, usize)> {
+    let offered_by = |passes: &[bool], leads, rivals| -> Vec<(DetailId, usize)> {
         let how = Offering {
             leads,
+            rivals,
             ..margin_rule(0.3, 0.1, 1, 3)
         };
-        offers(&s, &rows, (&[], &[true, true]), &all, &how)
+        offers(&s, &rows, (&[], passes), &all, &how)
             .iter()
             .map(|c| (c.detail, c.sentence))
             .collect()
     };
+    let offered = |leads| offered_by(&[true, true], leads, None);
     // The strongest sentence keeps the weaker one out...
     assert_eq!(offered(None), [(temp, 0)]);
     // ...unless it cannot store what it is nearest: then both offer.
     assert_eq!(offered(Some(&[false, true])), [(temp, 0), (genres, 1)]);
     // When no sentence leads, the bar is every passing sentence's, as without the rule.
     assert_eq!(offered(Some(&[false, false])), [(temp, 0)]);
+    // A rival sets the bar without passing (the lasting track: a request the first track
+    // passes is still the conversation's strongest).
+    assert_eq!(offered_by(&[false, true], None, None), [(genres, 1)]);
+    assert!(offered_by(&[false, true], None, Some(&[true, true])).is_empty());
 }
 
 #[test]

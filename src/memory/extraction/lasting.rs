@@ -49,10 +49,11 @@ impl Models {
     }
 
     /// The offers of both tracks: the lasting track's first, then the first track's
-    /// (`offered`) of the categories it does not offer, at most `how.max`.
+    /// (`offered`, from its `passes`) of the categories and sentences it does not offer, at
+    /// most `how.max`. The lasting track's bar is the strongest sentence either track passes.
     pub(super) fn with_lasting_offers(
         &self,
-        offered: Vec<Candidate>,
+        (offered, passes): (Vec<Candidate>, &[bool]),
         lasting: Option<&Lasting>,
         scores: &[Vec<f32>],
         allowed: &crate::schema::DetailSet,
@@ -61,8 +62,10 @@ impl Models {
         let (Some(track), Some(l)) = (self.lasting.as_ref(), lasting) else {
             return offered;
         };
+        let rivals = either(passes, Some(l));
         let how = extract::Offering {
             model: track.offer.as_ref(),
+            rivals: Some(&rivals),
             ..*how
         };
         let first = extract::offers(&self.schema, scores, (&l.gate, &l.passes), allowed, &how);
