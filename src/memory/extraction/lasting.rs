@@ -1,9 +1,10 @@
 //! The lasting track (`extraction.hold_one_off`): a second gate and offer decision, taught
 //! issue 13's definition of a lasting preference (CarMem's revealing sentences that are one-off
 //! requests read as negatives, `config/lasting-labels.jsonl`), read beside the preference
-//! gate's. What either track offers is extracted; what only the first offers, from a sentence
-//! the second reads as a one-off request, is marked [`Extracted::one_off`] and stored pending
-//! (`memory::lifecycle`): remembered, not recalled until asked for again later or confirmed.
+//! gate's. An offer from a sentence the lasting gate reads as a one-off request is marked
+//! [`Extracted::one_off`] and stored pending (`memory::lifecycle`): remembered, not recalled
+//! until asked for again later or confirmed. With `extraction.lasting_offers` the track also
+//! offers what its gate and offer decision find, beside the first track's offers.
 //!
 //! [`Extracted::one_off`]: super::super::extract::Extracted::one_off
 
@@ -22,7 +23,7 @@ pub struct LastingTrack {
 pub(super) struct Lasting {
     /// The lasting gate's probability.
     pub gate: Vec<f32>,
-    /// Whether it passes as a preference sentence ([`Models::passing`]'s rule, this gate).
+    /// Whether it passes as a preference sentence (the preference gate's rule, this gate).
     pub passes: Vec<bool>,
 }
 
@@ -34,17 +35,7 @@ impl Models {
         (sentences, vecs, taps): (&[String], &[Vec<f32>], &[Vec<f32>]),
     ) -> Option<Lasting> {
         let track = self.lasting.as_ref()?;
-        let gate: Vec<f32> = vecs
-            .iter()
-            .zip(taps)
-            .zip(sentences)
-            .map(|((v, t), s)| track.gate.probability(v, t, s))
-            .collect();
-        let passes = gate
-            .iter()
-            .zip(sentences)
-            .map(|(&p, s)| track.gate.passes(p) && extract::speakers_own(s))
-            .collect();
+        let (gate, passes) = super::gated(&track.gate, (sentences, vecs, taps));
         Some(Lasting { gate, passes })
     }
 
