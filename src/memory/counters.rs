@@ -16,7 +16,7 @@ pub struct Counters {
     pub embed_us: AtomicU64,
     /// Sentences that pass the gate: at or above its threshold, and neither about someone
     /// else, a supposition, a question asking for an answer nor a wish for the moment
-    /// (`extraction::gated`).
+    /// (`extraction::lasting::gated`).
     pub gated: AtomicU64,
     /// Sentence groups offered (one question each), and those answered without the LLM
     /// (cache, or a typed value the sentence names).

@@ -238,7 +238,7 @@ impl Models {
 
     /// What extraction reads of a conversation's embedded statements (each with the pooling
     /// the gate reads beside its embedding, see [`Models::embed_tapped`]): the gate's probability
-    /// of each, whether it passes ([`gated`]), and its row of category scores, read
+    /// of each, whether it passes ([`lasting::gated`]), and its row of category scores, read
     /// with the question put to it ([`Models::read_in_context`]) and settled by what it says
     /// and what the speaker holds (`held`; [`Models::settle_rows`]; also the rows of the
     /// sentences only the lasting track passes when it offers, [`lasting`]).
@@ -250,7 +250,7 @@ impl Models {
         exclude: Option<&str>,
         (held, lasting): (&extract::Held, Option<&lasting::Lasting>),
     ) -> Result<OfferInputs, MemoryError> {
-        let (gate, passes) = gated(&self.gate, (sentences, vecs, taps));
+        let (gate, passes) = lasting::gated(&self.gate, (sentences, vecs, taps));
         let mut scores = extract::sentence_scores(&self.schema, protos, vecs, sentences, exclude);
         self.read_in_context(conversation, sentences, protos, &mut scores, exclude)?;
         // The rows of the sentences the lasting track offers from are settled too.
@@ -577,26 +577,4 @@ impl Models {
     pub fn clear_answer_cache(&self) {
         lock(&self.answers).clear();
     }
-}
-
-/// What `gate` reads of each statement (embedding, pooling, words): its probability, and
-/// whether the statement passes: scored at or above the threshold and able to say a lasting
-/// preference of its speaker at all ([`extract::speakers_own`]: not about or for someone else,
-/// no supposition, no question for an answer, no wish for the moment only, no reminder).
-fn gated(
-    gate: &super::gate::Gate,
-    (sentences, vecs, taps): (&[String], &[Vec<f32>], &[Vec<f32>]),
-) -> (Vec<f32>, Vec<bool>) {
-    let p: Vec<f32> = vecs
-        .iter()
-        .zip(taps)
-        .zip(sentences)
-        .map(|((v, t), s)| gate.probability(v, t, s))
-        .collect();
-    let passes = p
-        .iter()
-        .zip(sentences)
-        .map(|(&p, s)| gate.passes(p) && extract::speakers_own(s))
-        .collect();
-    (p, passes)
 }

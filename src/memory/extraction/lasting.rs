@@ -35,7 +35,7 @@ impl Models {
         (sentences, vecs, taps): (&[String], &[Vec<f32>], &[Vec<f32>]),
     ) -> Option<Lasting> {
         let track = self.lasting.as_ref()?;
-        let (gate, passes) = super::gated(&track.gate, (sentences, vecs, taps));
+        let (gate, passes) = gated(&track.gate, (sentences, vecs, taps));
         Some(Lasting { gate, passes })
     }
 
@@ -71,6 +71,28 @@ impl Models {
             _ => false,
         }
     }
+}
+
+/// What `gate` reads of each statement (embedding, pooling, words), for either track: its
+/// probability, and whether the statement passes: scored at or above the threshold and able
+/// to say a lasting preference of its speaker at all ([`extract::speakers_own`]: not about or for someone else,
+/// no supposition, no question for an answer, no wish for the moment only, no reminder).
+pub(super) fn gated(
+    gate: &gate::Gate,
+    (sentences, vecs, taps): (&[String], &[Vec<f32>], &[Vec<f32>]),
+) -> (Vec<f32>, Vec<bool>) {
+    let p: Vec<f32> = vecs
+        .iter()
+        .zip(taps)
+        .zip(sentences)
+        .map(|((v, t), s)| gate.probability(v, t, s))
+        .collect();
+    let passes = p
+        .iter()
+        .zip(sentences)
+        .map(|(&p, s)| gate.passes(p) && extract::speakers_own(s))
+        .collect();
+    (p, passes)
 }
 
 /// The sentences either track passes (`passes`: the first track's).
