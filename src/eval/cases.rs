@@ -197,7 +197,7 @@ impl Score {
 /// Scores one case's stored preferences. Each expected preference is matched to at most one
 /// stored preference of its category (one whose value matches first), and each stored one to
 /// at most one expected.
-pub fn score_case(schema: &Schema, case: &Case, stored: &[Preference], ms: f64) -> Score {
+pub fn score_case(schema: &Schema, case: &Case, stored: &[&Preference], ms: f64) -> Score {
     let mut used = vec![false; stored.len()];
     let mut s = Score {
         cases: 1,
@@ -209,11 +209,11 @@ pub fn score_case(schema: &Schema, case: &Case, stored: &[Preference], ms: f64) 
         ..Score::default()
     };
     for (cat, value) in &case.expect {
-        let in_cat = |i: &usize| !used[*i] && category_matches(schema, &stored[*i], *cat);
+        let in_cat = |i: &usize| !used[*i] && category_matches(schema, stored[*i], *cat);
         let by_value = (0..stored.len()).filter(in_cat).find(|&i| {
             value
                 .as_deref()
-                .is_some_and(|v| value_matches(schema, &stored[i], v))
+                .is_some_and(|v| value_matches(schema, stored[i], v))
         });
         let Some(i) = by_value.or_else(|| (0..stored.len()).find(in_cat)) else {
             continue;
@@ -223,7 +223,7 @@ pub fn score_case(schema: &Schema, case: &Case, stored: &[Preference], ms: f64) 
         s.correct_stored += 1;
         if let Some(v) = value {
             s.valued += 1;
-            s.value_right += usize::from(value_matches(schema, &stored[i], v));
+            s.value_right += usize::from(value_matches(schema, stored[i], v));
         }
     }
     s
@@ -249,11 +249,11 @@ pub fn run(
         mem.remember(&user, &case.conversation)?;
         let ms = t0.elapsed().as_secs_f64() * 1e3;
         let stored = mem.list(&user)?;
-        let s = score_case(&schema, case, &stored, ms);
-        let active: Vec<Preference> = stored
+        let all: Vec<&Preference> = stored.iter().collect();
+        let s = score_case(&schema, case, &all, ms);
+        let active: Vec<&Preference> = stored
             .iter()
             .filter(|p| p.status == Status::Active)
-            .cloned()
             .collect();
         recalled.add(&score_case(&schema, case, &active, ms));
         if let Some(w) = rows.as_mut() {
@@ -357,7 +357,7 @@ mod tests {
             &s,
             r#"{"conversation":[{"role":"user","text":"Will it rain?"}],"expect":[]}"#,
         );
-        let sc = score_case(&s, &c, &[pref(&s, "favorite_genres", "Jazz")], 1.0);
+        let sc = score_case(&s, &c, &[&pref(&s, "favorite_genres", "Jazz")], 1.0);
         assert_eq!(sc.false_memory_cases, 1);
         assert_eq!(sc.json()["preference_precision"], json!(0.0));
         assert_eq!(score_case(&s, &c, &[], 1.0).false_memory_cases, 0);
@@ -374,10 +374,10 @@ mod tests {
             pref(&s, "favorite_genres", "Jazz!"),
             pref(&s, "preferred_temperature", "22 degree Celcius"),
         ];
-        let sc = score_case(&s, &c, &stored, 1.0);
+        let sc = score_case(&s, &c, &[&stored[0], &stored[1]], 1.0);
         assert_eq!((sc.found, sc.correct_stored, sc.value_right), (2, 2, 2));
         let wrong = [pref(&s, "preferred_temperature", "21 degree Celcius")];
-        let sc = score_case(&s, &c, &wrong, 1.0);
+        let sc = score_case(&s, &c, &[&wrong[0]], 1.0);
         assert_eq!((sc.found, sc.value_right, sc.valued), (1, 0, 1));
         assert!(value_matches(
             &s,

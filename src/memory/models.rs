@@ -67,19 +67,17 @@ impl Models {
         } else {
             None
         };
-        let offer = match cfg.extraction.offers {
-            crate::config::OfferRule::Margin => None,
-            crate::config::OfferRule::Model => {
-                let mut m = match &cfg.extraction.offer_model {
-                    None => offer::OfferModel::embedded(),
-                    Some(p) => offer::OfferModel::load(p)?,
-                };
-                if let Some(t) = cfg.extraction.offer_threshold {
-                    m.threshold = t;
-                }
-                Some(m)
+        let offer = offer_decision(
+            cfg,
+            cfg.extraction.offer_model.as_deref(),
+            (offer::DEFAULT_OFFER, "(built-in config/offer.json)"),
+        )?
+        .map(|mut m| {
+            if let Some(t) = cfg.extraction.offer_threshold {
+                m.threshold = t;
             }
-        };
+            m
+        });
         let mut relevance = match &cfg.recall.relevance {
             None => relevance::Relevance::embedded(),
             Some(p) => {
@@ -413,15 +411,28 @@ fn lasting_track(
         }
         .into());
     }
-    let offer = match x.offers {
-        crate::config::OfferRule::Margin => None,
-        crate::config::OfferRule::Model => Some(match &x.one_off_offer {
-            None => offer::OfferModel::parse(
-                offer::ONE_OFF_OFFER,
-                "(built-in config/offer-lasting.json)",
-            )?,
-            Some(p) => offer::OfferModel::load(p)?,
-        }),
+    // Its offer decision is read only when it offers.
+    let offer = if x.lasting_offers {
+        offer_decision(
+            cfg,
+            x.one_off_offer.as_deref(),
+            (offer::ONE_OFF_OFFER, "(built-in config/offer-lasting.json)"),
+        )?
+    } else {
+        None
     };
     Ok(super::extraction::LastingTrack { gate: g, offer })
+}
+
+/// An offer decision (the file at `path`, or `builtin`: its text and how errors name it);
+/// `None` under `extraction.offers = "margin"`.
+fn offer_decision(
+    cfg: &Config,
+    path: Option<&std::path::Path>,
+    builtin: (&str, &str),
+) -> Result<Option<offer::OfferModel>, MemoryError> {
+    Ok(match cfg.extraction.offers {
+        crate::config::OfferRule::Margin => None,
+        crate::config::OfferRule::Model => Some(offer::OfferModel::load_or(path, builtin)?),
+    })
 }

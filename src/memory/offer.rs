@@ -131,6 +131,18 @@ impl OfferModel {
             .expect("the shipped offer model is valid (tested)")
     }
 
+    /// Reads a model file, or `builtin` (its text and how errors name it) when no path is
+    /// given.
+    pub fn load_or(
+        path: Option<&std::path::Path>,
+        builtin: (&str, &str),
+    ) -> Result<OfferModel, OfferError> {
+        match path {
+            None => OfferModel::parse(builtin.0, builtin.1),
+            Some(p) => OfferModel::load(p),
+        }
+    }
+
     /// Reads a model file.
     pub fn load(path: &std::path::Path) -> Result<OfferModel, OfferError> {
         let text = std::fs::read_to_string(path).map_err(|e| OfferError {
