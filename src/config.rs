@@ -124,7 +124,7 @@ pub struct ExtractionConfig {
     pub one_off_gate: Option<PathBuf>,
     /// The lasting track's offer decision (`memory::offer`'s format, fitted with the one-off
     /// gate); `None` uses the built-in one (`config/offer-lasting.json`). Read only with
-    /// `hold_one_off` and `offers = "model"`.
+    /// `hold_one_off`, `lasting_offers` and `offers = "model"`.
     pub one_off_offer: Option<PathBuf>,
     /// With `hold_one_off`, the lasting track also offers what its gate and offer decision
     /// find (a lasting statement the preference gate's track misses), besides telling which

@@ -151,9 +151,9 @@ impl Models {
             Counters::add(&self.counters.groups, 1);
             let (answer, conf, decoded) = self.answer(&sentences, &group)?;
             let full = extract::full_answer(&self.schema, &group, &answer);
-            let one_off = self.one_off(group[0].sentence, lasting.as_ref());
             for mut item in extract::parse(&self.schema, &full, &group, &sentences, &conf)? {
-                item.one_off = one_off;
+                let at = (sentences.as_slice(), group[0].sentence);
+                item.one_off = self.one_off(&item, at, lasting.as_ref());
                 let dup = out
                     .items
                     .iter()

@@ -266,6 +266,41 @@ fn a_one_off_request_is_held_pending_until_asked_for_again_later() {
 }
 
 #[test]
+fn a_request_said_again_as_lasting_in_the_same_conversation_is_no_one_off() {
+    let dir = tempdir().unwrap();
+    let mut c = config();
+    c.extraction.hold_one_off = true;
+    let m = Memory::open(dir.path(), c).expect("memory opens");
+    let talk = |turns: &[(&str, &str)]| {
+        let turns: Vec<_> = turns
+            .iter()
+            .map(|(role, text)| serde_json::json!({"role": role, "text": text}))
+            .collect();
+        Conversation::from_value(&serde_json::json!({"turns": turns})).unwrap()
+    };
+    let ask = ("user", "Switch the seat heating to high, please.");
+    let done = ("assistant", "Seat heating set to high.");
+    // The request alone is held.
+    let ann = user("ann");
+    let out = m.remember(&ann, &talk(&[ask, done])).unwrap();
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(out[0].preference.status, Status::Pending);
+    // The request matches the category best, but the driver also says the value as a habit:
+    // stored active and recalled, whichever sentence is its evidence.
+    let bob = user("bob");
+    let habit = ("user", "High is what I always have in winter.");
+    let out = m.remember(&bob, &talk(&[ask, done, habit])).unwrap();
+    assert_eq!(out.len(), 1, "{out:?}");
+    let p = &out[0].preference;
+    assert_eq!((p.attribute.as_str(), p.status), ("High", Status::Active));
+    assert_eq!(
+        recalled_ids(&m, "bob", "warm my seat up"),
+        vec![p.id.0],
+        "{p:?}"
+    );
+}
+
+#[test]
 fn a_missing_or_mismatched_one_off_gate_is_named() {
     let dir = tempdir().unwrap();
     let open = |c: glovebox::config::Config, at: &str| {
@@ -281,6 +316,7 @@ fn a_missing_or_mismatched_one_off_gate_is_named() {
     assert!(e.contains("no-such-gate.json"), "{e}");
     let mut c = config();
     c.extraction.hold_one_off = true;
+    c.extraction.lasting_offers = true;
     c.extraction.one_off_offer = Some(dir.path().join("no-such-offer.json"));
     let e = open(c, "b");
     assert!(e.contains("no-such-offer.json"), "{e}");

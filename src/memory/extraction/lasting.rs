@@ -8,8 +8,9 @@
 //!
 //! [`Extracted::one_off`]: super::super::extract::Extracted::one_off
 
-use super::super::extract::{self, Candidate};
-use super::super::{gate, offer, Models};
+use super::super::extract::{self, Candidate, Extracted};
+use super::super::{gate, offer, values, Models};
+use crate::schema::Schema;
 
 /// The lasting track's models, with their thresholds.
 #[derive(Debug, Clone)]
@@ -63,14 +64,50 @@ impl Models {
         merged_offers(first, offered, how.max)
     }
 
-    /// Whether statement `at` is a one-off request: the lasting track is on and its gate
-    /// scores it below its threshold.
-    pub(super) fn one_off(&self, at: usize, lasting: Option<&Lasting>) -> bool {
+    /// Whether `item`, read from statement `at`, is a one-off request: the lasting track is
+    /// on, its gate scores the statement below its threshold, and no other statement it passes
+    /// says the same value as lasting ([`said_lasting_elsewhere`]).
+    pub(super) fn one_off(
+        &self,
+        item: &Extracted,
+        (sentences, at): (&[String], usize),
+        lasting: Option<&Lasting>,
+    ) -> bool {
         match (self.lasting.as_ref(), lasting) {
-            (Some(track), Some(l)) => !track.gate.passes(l.gate[at]),
+            (Some(track), Some(l)) => {
+                !track.gate.passes(l.gate[at])
+                    && !said_lasting_elsewhere(&self.schema, item, (sentences, at), &l.passes)
+            }
             _ => false,
         }
     }
+}
+
+/// Whether a statement other than `at` that the lasting track passes (`passes`) names
+/// `item`'s value (its words, the catalogue value it names, or an alias) and turns it down
+/// just when the value does: the conversation says the value as lasting too ("Can you set the
+/// temperature to 21 degrees? 21 degrees is what I like in the car."), whichever sentence the
+/// category matched best.
+pub(super) fn said_lasting_elsewhere(
+    schema: &Schema,
+    item: &Extracted,
+    (sentences, at): (&[String], usize),
+    passes: &[bool],
+) -> bool {
+    let refused = values::turned_down(&item.attribute);
+    let value = refused.unwrap_or(&item.attribute);
+    let names = |s: &String| {
+        values::says_words(s, value)
+            || values::named_values(schema, item.detail, std::slice::from_ref(s)).contains(&value)
+            || values::says_alias(schema, item.detail, value, s)
+    };
+    sentences
+        .iter()
+        .zip(passes)
+        .enumerate()
+        .any(|(i, (s, &p))| {
+            i != at && p && names(s) && values::turns_down(s, value) == refused.is_some()
+        })
 }
 
 /// What `gate` reads of each statement (embedding, pooling, words), for either track: its
@@ -136,6 +173,81 @@ mod tests {
             score: 0.5,
             sentence,
         }
+    }
+
+    fn item(key: &str, attribute: &str) -> Extracted {
+        Extracted {
+            detail: Schema::embedded().detail_by_key(key).unwrap(),
+            attribute: attribute.into(),
+            sentence: String::new(),
+            confidence: 1.0,
+            condition: None,
+            one_off: false,
+        }
+    }
+
+    #[test]
+    fn a_value_said_as_lasting_in_another_passing_sentence_is_no_one_off() {
+        let s = Schema::embedded();
+        let said = |x: &[&str]| x.iter().map(|t| t.to_string()).collect::<Vec<_>>();
+        let temp = item("preferred_temperature", "21 degree Celcius");
+        let conv = said(&[
+            "Can you set the temperature to 21 degrees?",
+            "21 degrees is what I like in the car.",
+        ]);
+        // The catalogue value the other sentence names, where the lasting track passes it.
+        assert!(said_lasting_elsewhere(
+            &s,
+            &temp,
+            (&conv, 0),
+            &[false, true]
+        ));
+        assert!(!said_lasting_elsewhere(
+            &s,
+            &temp,
+            (&conv, 0),
+            &[true, false]
+        ));
+        // Only another sentence counts, and only one naming this value.
+        assert!(!said_lasting_elsewhere(
+            &s,
+            &temp,
+            (&conv, 1),
+            &[false, true]
+        ));
+        let other = said(&["Set 21 degrees.", "I like it at 23 degrees."]);
+        assert!(!said_lasting_elsewhere(
+            &s,
+            &temp,
+            (&other, 0),
+            &[false, true]
+        ));
+        // The user's own words; a value turned down only by a sentence that turns it down.
+        let radio = item("preferred_radio_station", "BBC Radio 4");
+        let conv = said(&[
+            "Put on BBC Radio 4.",
+            "BBC Radio 4 is my favourite station.",
+        ]);
+        assert!(said_lasting_elsewhere(
+            &s,
+            &radio,
+            (&conv, 0),
+            &[false, true]
+        ));
+        let hated = said(&["Put on BBC Radio 4.", "I never listen to BBC Radio 4."]);
+        assert!(!said_lasting_elsewhere(
+            &s,
+            &radio,
+            (&hated, 0),
+            &[false, true]
+        ));
+        let not = item("preferred_radio_station", "not BBC Radio 4");
+        assert!(said_lasting_elsewhere(
+            &s,
+            &not,
+            (&hated, 0),
+            &[false, true]
+        ));
     }
 
     #[test]
