@@ -157,6 +157,12 @@ pub enum EvalCommand {
         /// Write the model fitted on all of the cases here (config/offer.json ships).
         #[arg(long, value_name = "FILE")]
         write: Option<PathBuf>,
+        /// Another offer decision's report or model (JSON), whose offers come beside this
+        /// one's: what it offers where nothing may be stored, cross-validated, comes off this
+        /// one's bound (the lasting track's, `extraction.lasting_offers`, beside the first
+        /// track's config/offer.json).
+        #[arg(long, value_name = "FILE")]
+        beside: Option<PathBuf>,
     },
     /// What extraction sees in a conversation: per speaker and user sentence, the gate's
     /// probability, the offer decision's and the best categories (why something was, or was
@@ -213,7 +219,11 @@ pub fn eval(cfg: Config, command: EvalCommand, out: Output) -> Result<()> {
             top,
             out,
         ),
-        EvalCommand::Offers { cases, write } => eval_offers(cfg, &cases, write.as_deref(), out),
+        EvalCommand::Offers {
+            cases,
+            write,
+            beside,
+        } => eval_offers(cfg, &cases, (write.as_deref(), beside.as_deref()), out),
         EvalCommand::Cases { data, out: rows } => eval_cases(cfg, &data, rows.as_deref(), out),
         EvalCommand::VehicleMemBench {
             history,
@@ -434,13 +444,29 @@ fn explain(
     Ok(())
 }
 
-fn eval_offers(cfg: Config, files: &[PathBuf], write: Option<&Path>, out: Output) -> Result<()> {
+fn eval_offers(
+    cfg: Config,
+    files: &[PathBuf],
+    (write, beside): (Option<&Path>, Option<&Path>),
+    out: Output,
+) -> Result<()> {
+    use crate::eval::offers::Spent;
+    let spent = match beside {
+        None => Spent::default(),
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read {}", p.display()))?;
+            let v: serde_json::Value = serde_json::from_str(&text)
+                .with_context(|| format!("{} is not JSON", p.display()))?;
+            Spent::from_report(&v).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?
+        }
+    };
     let models = crate::memory::Models::load(&cfg)?;
     let mut cases = Vec::new();
     for f in files {
         cases.extend(crate::eval::cases::load(f, models.schema())?);
     }
-    let (report, model) = crate::eval::offers::run(&models, &cases)?;
+    let (report, model) = crate::eval::offers::run(&models, &cases, &spent)?;
     if let Some(p) = write {
         write_json(p, &model)?;
     }

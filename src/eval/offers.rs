@@ -28,7 +28,7 @@ use crate::schema::{CategoryRef, DetailSet, Schema};
 pub const FOLDS: usize = 5;
 
 /// Thresholds the report shows and the choice searches.
-pub const THRESHOLDS: [f32; 7] = [0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6];
+pub const THRESHOLDS: [f32; 11] = [0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8];
 
 /// The bound on offers where nothing may be stored, at any chosen threshold: out-of-schema
 /// variants and cases with no expectation (CarMem's target: out-of-schema none ≥ 95 %).
@@ -265,19 +265,54 @@ fn tally(
     out
 }
 
+/// What another offer decision already spends of [`MAX_FALSE_OFFERS`] in each set where nothing
+/// may be stored: its cross-validated share offering (`nested`), read from its `eval offers`
+/// report or from a model file carrying one (`about.cross_validated`). The lasting track's
+/// offers come beside the first track's (`extraction.lasting_offers`), so together they keep
+/// one bound: the lasting track is fitted within what the first leaves.
+#[derive(Debug, Clone, Default)]
+pub struct Spent(std::collections::BTreeMap<String, f64>);
+
+impl Spent {
+    /// Reads the shares from a report or model (JSON); an error names what is missing.
+    pub fn from_report(v: &Value) -> Result<Spent, String> {
+        let sets = v
+            .pointer("/nested/sets")
+            .or_else(|| v.pointer("/about/cross_validated/nested/sets"))
+            .and_then(Value::as_object)
+            .ok_or("no nested.sets (an `eval offers` report or a model it wrote)")?;
+        let mut out = std::collections::BTreeMap::new();
+        for (k, t) in sets {
+            if t.get("recall").is_some_and(Value::is_null) {
+                let share = t["offering"]
+                    .as_f64()
+                    .ok_or_else(|| format!("set {k:?} has no offering share"))?;
+                out.insert(k.clone(), share);
+            }
+        }
+        Ok(Spent(out))
+    }
+
+    /// The share set `set` may still offer.
+    fn left(&self, set: &str) -> f64 {
+        MAX_FALSE_OFFERS - self.0.get(set).copied().unwrap_or(0.0)
+    }
+}
+
 /// The threshold the rule chooses on some items: the highest F1 over the cases that expect
 /// something, keeping offers where nothing may be stored (out-of-schema variants, cases with
-/// no expectation) at most [`MAX_FALSE_OFFERS`] in each set; the strictest when none does.
-fn choose(by: &[(f32, std::collections::BTreeMap<String, Tally>)]) -> f32 {
+/// no expectation) at most [`MAX_FALSE_OFFERS`] in each set, less what `spent` says another
+/// decision offers there; the strictest when none does.
+fn choose(by: &[(f32, std::collections::BTreeMap<String, Tally>)], spent: &Spent) -> f32 {
     let mut best: Option<(f32, f64)> = None;
     for (t, sets) in by {
         let mut expecting = Tally::default();
         let mut ok = true;
-        for tally in sets.values() {
+        for (set, tally) in sets {
             if tally.tp + tally.fn_ > 0 {
                 expecting.add(tally);
             } else if tally.cases > 0
-                && tally.offering as f64 / tally.cases as f64 > MAX_FALSE_OFFERS
+                && tally.offering as f64 / tally.cases as f64 > spent.left(set)
             {
                 ok = false;
             }
@@ -303,6 +338,7 @@ fn sets_json(sets: &std::collections::BTreeMap<String, Tally>) -> Value {
 pub fn run(
     models: &Models,
     cases: &[Case],
+    spent: &Spent,
 ) -> Result<(Value, OfferModel), super::carmem::EvalError> {
     let schema = models.schema();
     let max = models.config().extraction.max_preferences;
@@ -319,19 +355,20 @@ pub fn run(
     let mut nested: std::collections::BTreeMap<String, Tally> = Default::default();
     let mut chosen = Vec::new();
     for f in 0..FOLDS {
-        let t = choose(&at(&|i: &Item| i.fold != f));
+        let t = choose(&at(&|i: &Item| i.fold != f), spent);
         chosen.push(t);
         for (k, v) in tally(schema, &items, &probs, t, max, |i| i.fold == f) {
             nested.entry(k).or_default().add(&v);
         }
     }
-    let threshold = choose(&all);
+    let threshold = choose(&all, spent);
     let (weights, bias) = fit(&items, |_| true);
     let report = json!({
         "samples": items.iter().map(|i| i.samples.len()).sum::<usize>(),
         "positives": items.iter().flat_map(|i| &i.samples).filter(|s| s.right).count(),
         "folds": FOLDS,
         "threshold": threshold,
+        "beside_spent": spent.0,
         "by_threshold": all.iter().map(|(t, s)| json!({"threshold": t, "sets": sets_json(s)})).collect::<Vec<_>>(),
         "nested": {"chosen_per_fold": chosen, "sets": sets_json(&nested)},
     });
@@ -342,7 +379,7 @@ pub fn run(
         bias,
         about: json!({
             "features": ["gate log-odds", "best category's cosine minus the conversation's strongest sentence's", "best minus the second-best category's", "best minus another subcategory's best", "is the strongest sentence"],
-            "threshold_rule": "highest detail F1 over the cases that expect something, with at most 5 % of out-of-schema variants and of cases expecting nothing offering anything (cross-validated: cross_validated.nested)",
+            "threshold_rule": "highest detail F1 over the cases that expect something, with at most 5 % of out-of-schema variants and of cases expecting nothing offering anything, less what the decision beside it offers there (cross_validated.beside_spent; cross-validated: cross_validated.nested)",
             "cross_validated": report.clone(),
         }),
     };
@@ -431,8 +468,23 @@ mod tests {
                 ..Tally::default()
             },
         );
-        assert_eq!(choose(&[(0.3, low.clone()), (0.5, high.clone())]), 0.5);
+        let none = Spent::default();
+        assert_eq!(
+            choose(&[(0.3, low.clone()), (0.5, high.clone())], &none),
+            0.5
+        );
         low.get_mut("kvret").unwrap().offering = 4;
-        assert_eq!(choose(&[(0.3, low), (0.5, high)]), 0.3);
+        assert_eq!(
+            choose(&[(0.3, low.clone()), (0.5, high.clone())], &none),
+            0.3
+        );
+        // What another decision offers in a set comes off its bound.
+        let spent = Spent::from_report(&json!({"nested": {"sets": {
+            "kvret": {"offering": 0.02, "recall": null},
+            "pairs": {"offering": 1.0, "recall": 0.9},
+        }}}))
+        .unwrap();
+        assert_eq!(choose(&[(0.3, low), (0.5, high)], &spent), 0.5);
+        assert!(Spent::from_report(&json!({"sets": {}})).is_err());
     }
 }

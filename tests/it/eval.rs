@@ -173,13 +173,47 @@ fn eval_offers_fits_a_model_the_runtime_loads_and_reports_it_held_out() {
             .arg(&model),
     );
     assert!(r["samples"].as_u64().unwrap() >= 6, "{r}");
-    assert_eq!(r["by_threshold"].as_array().unwrap().len(), 7);
+    assert_eq!(r["by_threshold"].as_array().unwrap().len(), 11);
     for set in ["single", "out-of-schema"] {
         assert!(r["nested"]["sets"][set]["cases"].is_number(), "{set}: {r}");
     }
     shares_in_unit_interval(&r["by_threshold"], "", &["threshold", "cases"]);
     let m = glovebox::memory::offer::OfferModel::load(&model).unwrap();
     assert!((0.0..=1.0).contains(&m.threshold));
+    // Fitted beside that decision, it keeps what that one offers where nothing may be stored
+    // off its own bound (sets that expect something spend nothing).
+    let offers = |beside: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_glovebox"))
+            .arg("--models")
+            .arg(models_dir())
+            .args(["--json", "eval", "offers", "--cases"])
+            .arg(&cases)
+            .arg("--beside")
+            .arg(beside)
+            .output()
+            .unwrap()
+    };
+    let out = offers(&model);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let b: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let spent = &b["beside_spent"];
+    assert_eq!(
+        spent["out-of-schema"], r["nested"]["sets"]["out-of-schema"]["offering"],
+        "{b}"
+    );
+    assert!(spent.get("single").is_none(), "{b}");
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "{\"threshold\": 0.5}").unwrap();
+    let out = offers(&bad);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("bad.json") && err.contains("nested"),
+        "{err}"
+    );
 }
 
 #[test]

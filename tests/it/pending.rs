@@ -347,7 +347,7 @@ fn a_missing_or_mismatched_one_off_gate_is_named() {
 fn the_lasting_track_offers_what_the_first_track_misses_when_asked_to() {
     let dir = tempdir().unwrap();
     let said = Conversation::from_value(&serde_json::json!([
-        {"role": "user", "text": "Whichever way is quickest, I never care about the mileage."},
+        {"role": "user", "text": "Queen is my all-time favourite band."},
     ]))
     .unwrap();
     let driver = user("driver");
@@ -365,10 +365,6 @@ fn the_lasting_track_offers_what_the_first_track_misses_when_asked_to() {
             p.attribute.as_str(),
             p.status
         ),
-        (
-            "priority_for_shortest_time_or_shortest_distance",
-            "Shortest Time",
-            Status::Active
-        )
+        ("favorite_artists_bands", "Queen", Status::Active)
     );
 }
