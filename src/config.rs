@@ -123,7 +123,7 @@ pub struct ExtractionConfig {
     /// (`config/gate-lasting.json`). Read only with `hold_one_off`.
     pub one_off_gate: Option<PathBuf>,
     /// The lasting track's offer decision (`memory::offer`'s format, fitted with the one-off
-    /// gate); `None` uses the built-in one (`config/offer-lasting.json`). Read only with
+    /// gate); `None` uses the built-in one (`config/offer-lasting-beside.json`). Read only with
     /// `hold_one_off`, `lasting_offers` and `offers = "model"`.
     pub one_off_offer: Option<PathBuf>,
     /// With `hold_one_off`, the lasting track also offers what its gate and offer decision

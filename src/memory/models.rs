@@ -416,7 +416,10 @@ fn lasting_track(
         offer_decision(
             cfg,
             x.one_off_offer.as_deref(),
-            (offer::ONE_OFF_OFFER, "(built-in config/offer-lasting.json)"),
+            (
+                offer::ONE_OFF_OFFER,
+                "(built-in config/offer-lasting-beside.json)",
+            ),
         )?
     } else {
         None

@@ -29,9 +29,11 @@ pub const FORMAT: &str = "glovebox-offer v1";
 /// The model shipped in the binary (`config/offer.json`).
 pub const DEFAULT_OFFER: &str = include_str!("../../config/offer.json");
 
-/// The lasting track's offer decision shipped in the binary (`config/offer-lasting.json`,
-/// fitted with the lasting gate; `extraction.hold_one_off`).
-pub const ONE_OFF_OFFER: &str = include_str!("../../config/offer-lasting.json");
+/// The lasting track's offer decision shipped in the binary (`config/offer-lasting-beside.json`,
+/// fitted with the lasting gate within what `config/offer.json` leaves of the bound on false
+/// offers; `extraction.lasting_offers`). `config/offer-lasting.json`, fitted alone, is the
+/// lasting configuration's (`config/glovebox-lasting.toml`).
+pub const ONE_OFF_OFFER: &str = include_str!("../../config/offer-lasting-beside.json");
 
 /// Number of features (see [`features`]).
 pub const FEATURES: usize = 5;

@@ -16,7 +16,7 @@ use crate::schema::Schema;
 #[derive(Debug, Clone)]
 pub struct LastingTrack {
     pub gate: gate::Gate,
-    /// `None` under `offers = "margin"`.
+    /// `None` under `offers = "margin"` or without `extraction.lasting_offers` (not read).
     pub offer: Option<offer::OfferModel>,
 }
 
