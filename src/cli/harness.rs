@@ -453,13 +453,8 @@ fn eval_offers(
     use crate::eval::offers::Spent;
     let spent = match beside {
         None => Spent::default(),
-        Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .with_context(|| format!("cannot read {}", p.display()))?;
-            let v: serde_json::Value = serde_json::from_str(&text)
-                .with_context(|| format!("{} is not JSON", p.display()))?;
-            Spent::from_report(&v).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?
-        }
+        Some(p) => Spent::from_report(&super::read_json(p)?)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?,
     };
     let models = crate::memory::Models::load(&cfg)?;
     let mut cases = Vec::new();

@@ -335,10 +335,7 @@ fn prefs_request(command: PrefsCommand) -> Result<(Request, Option<String>)> {
             },
         },
         PrefsCommand::Import { user: u, file } => {
-            let text = std::fs::read_to_string(&file)
-                .with_context(|| format!("cannot read {}", file.display()))?;
-            let document = serde_json::from_str(&text)
-                .with_context(|| format!("{} is not JSON", file.display()))?;
+            let document = read_json(&file)?;
             let context = format!("cannot import {}", file.display());
             let request = Request::Import {
                 user: user(&u)?,
@@ -356,6 +353,13 @@ fn prefs_request(command: PrefsCommand) -> Result<(Request, Option<String>)> {
         },
     };
     Ok((request, None))
+}
+
+/// Reads a JSON document from a file, naming the file when it cannot be read or parsed.
+pub(crate) fn read_json(path: &Path) -> Result<serde_json::Value> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))
 }
 
 pub(crate) fn read_conversation(path: &Path) -> Result<Conversation> {

@@ -127,12 +127,6 @@ impl OfferModel {
         Ok(m)
     }
 
-    /// The built-in model.
-    pub fn embedded() -> OfferModel {
-        OfferModel::parse(DEFAULT_OFFER, "(built-in config/offer.json)")
-            .expect("the shipped offer model is valid (tested)")
-    }
-
     /// Reads a model file, or `builtin` (its text and how errors name it) when no path is
     /// given.
     pub fn load_or(
@@ -200,7 +194,7 @@ mod tests {
 
     #[test]
     fn the_built_in_model_is_valid_and_prefers_a_clear_category() {
-        let m = OfferModel::embedded();
+        let m = OfferModel::parse(DEFAULT_OFFER, "config/offer.json").unwrap();
         let clear = m.probability(&[2.0, 0.0, 0.15, 0.2, 1.0]);
         let vague = m.probability(&[2.0, -0.2, 0.01, 0.01, 0.0]);
         assert!((0.0..=1.0).contains(&clear) && (0.0..=1.0).contains(&vague));
