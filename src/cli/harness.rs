@@ -140,6 +140,11 @@ pub enum EvalCommand {
         /// all-MiniLM-L6-v2's six layers).
         #[arg(long, default_value = "3", value_parser = parse_layer)]
         layer: GateLayer,
+        /// CarMem's other user sentences (beside the one naming the value): fitted as
+        /// negatives, or left unlabelled (not fitted on: they often say a preference again in
+        /// other words; `eval::gate::Others`).
+        #[arg(long, value_enum, default_value = "negative")]
+        others: crate::eval::gate::Others,
         /// Write the gate fitted on all of the data here (config/gate.json ships).
         #[arg(long, value_name = "FILE")]
         write: Option<PathBuf>,
@@ -257,6 +262,7 @@ pub fn eval(cfg: Config, command: EvalCommand, out: Output) -> Result<()> {
                     hidden,
                     words: 0,
                     layer,
+                    others: crate::eval::gate::Others::Negative,
                 },
             )?;
             if let Some(p) = write.as_deref() {
@@ -278,6 +284,7 @@ pub fn eval(cfg: Config, command: EvalCommand, out: Output) -> Result<()> {
             hidden,
             words,
             layer,
+            others,
             write,
             out: rows,
         } => eval_gate(
@@ -290,6 +297,7 @@ pub fn eval(cfg: Config, command: EvalCommand, out: Output) -> Result<()> {
                 hidden,
                 words,
                 layer,
+                others,
             },
             (write.as_deref(), rows.as_deref()),
             out,

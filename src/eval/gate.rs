@@ -282,6 +282,37 @@ pub struct Fit {
     pub hidden: usize,
     pub words: usize,
     pub layer: Option<usize>,
+    /// Whether CarMem's other user sentences are fitted as negatives or left unlabelled.
+    pub others: Others,
+}
+
+/// How the fit reads a CarMem conversation's other user sentences ([`Source::CarmemOther`]).
+///
+/// CarMem labels one preference per conversation; its other user sentences are often that
+/// preference said again in other words ("I always prefer a gentle breeze." beside "Can you
+/// set the fan to low please?") or another preference ("I prefer a more scenic route."), so
+/// as negatives they teach the gate that a plain statement of what a driver likes is none.
+/// Left unlabelled, they are not fitted on but still scored (the report's
+/// `carmem_other_sentences_passing`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Others {
+    /// Fitted as negatives.
+    Negative,
+    /// Not fitted on.
+    Unlabelled,
+}
+
+impl Others {
+    /// Whether the fit learns from `sample`.
+    pub fn fits(self, sample: &Sample) -> bool {
+        self == Others::Negative || sample.source != Source::CarmemOther
+    }
+    fn name(self) -> &'static str {
+        match self {
+            Others::Negative => "negative",
+            Others::Unlabelled => "unlabelled",
+        }
+    }
 }
 
 /// What a gate fitted with `fit` reads of each sample (`memory::gate::read`), embedded anew.
@@ -343,18 +374,23 @@ fn folds_of(samples: &[Sample], k: usize) -> Vec<usize> {
         .collect()
 }
 
-/// Held-out probabilities: each sample scored by the gate fitted on the other folds.
-pub fn cross_validated(xs: &[Vec<f32>], samples: &[Sample], k: usize, hidden: usize) -> Vec<f32> {
+/// Held-out probabilities: each sample scored by the gate fitted on the other folds' samples
+/// that `others` fits on.
+pub fn cross_validated(
+    xs: &[Vec<f32>],
+    samples: &[Sample],
+    k: usize,
+    (hidden, others): (usize, Others),
+) -> Vec<f32> {
     let folds = folds_of(samples, k);
-    let ys: Vec<bool> = samples.iter().map(|s| s.positive).collect();
     let mut probs = vec![0.0f32; xs.len()];
     for f in 0..k {
         let (tx, ty): (Vec<Vec<f32>>, Vec<bool>) = xs
             .iter()
-            .zip(&ys)
+            .zip(samples)
             .zip(&folds)
-            .filter(|(_, &fi)| fi != f)
-            .map(|((x, &y), _)| (x.clone(), y))
+            .filter(|((_, s), &fi)| fi != f && others.fits(s))
+            .map(|((x, s), _)| (x.clone(), s.positive))
             .unzip();
         let gate = fit_gate(&tx, &ty, hidden, 0.5);
         for i in (0..xs.len()).filter(|&i| folds[i] == f) {
@@ -396,14 +432,7 @@ pub fn run(
         &samples,
         fit,
         json!({}),
-        (
-            "glovebox eval gate",
-            if labels.is_some() {
-                "CarMem dev split (positives: the sentence naming the ground-truth value, unless the labels call it a one-off request; negatives: those requests, the other user sentences, the retrieval requests) and KVRET dev driver sentences"
-            } else {
-                "CarMem dev split (positives: the sentence naming the ground-truth value; negatives: the other user sentences, the retrieval requests) and KVRET dev driver sentences"
-            },
-        ),
+        ("glovebox eval gate", &data(labels.is_some(), fit.others)),
     );
     if let Some(w) = rows.as_mut().filter(|_| !probs.is_empty()) {
         for (smp, p) in samples.iter().zip(&probs) {
@@ -412,6 +441,28 @@ pub fn run(
         }
     }
     Ok((report, gate))
+}
+
+/// What `eval gate` trains on, for the gate's `about`.
+fn data(labels: bool, others: Others) -> String {
+    let positives = if labels {
+        "the sentence naming the ground-truth value, unless the labels call it a one-off request"
+    } else {
+        "the sentence naming the ground-truth value"
+    };
+    let negatives = match (labels, others) {
+        (true, Others::Negative) => {
+            "those requests, the other user sentences, the retrieval requests"
+        }
+        (true, Others::Unlabelled) => {
+            "those requests, the retrieval requests; the other user sentences are not fitted on"
+        }
+        (false, Others::Negative) => "the other user sentences, the retrieval requests",
+        (false, Others::Unlabelled) => {
+            "the retrieval requests; the other user sentences are not fitted on"
+        }
+    };
+    format!("CarMem dev split (positives: {positives}; negatives: {negatives}) and KVRET dev driver sentences")
 }
 
 /// Cross-validates a gate on labelled sentences (`folds` below 2 skips it: scripts that fold the
@@ -431,9 +482,10 @@ pub fn train(
         hidden,
         words,
         layer,
+        others,
     } = fit;
     let probs = if folds >= 2 {
-        cross_validated(xs, samples, folds, hidden)
+        cross_validated(xs, samples, folds, (hidden, others))
     } else {
         Vec::new()
     };
@@ -453,13 +505,19 @@ pub fn train(
         ("hidden", json!(hidden)),
         ("words", json!(words)),
         ("layer", json!(layer)),
+        ("others", json!(others.name())),
         ("cross_validated", measures),
         ("shipped_threshold", json!(threshold)),
     ] {
         report[k] = v;
     }
-    let ys: Vec<bool> = samples.iter().map(|s| s.positive).collect();
-    let mut gate = fit_gate(xs, &ys, hidden, threshold);
+    let (fx, ys): (Vec<Vec<f32>>, Vec<bool>) = xs
+        .iter()
+        .zip(samples)
+        .filter(|(_, s)| others.fits(s))
+        .map(|(x, s)| (x.clone(), s.positive))
+        .unzip();
+    let mut gate = fit_gate(&fx, &ys, hidden, threshold);
     gate.words = words;
     gate.layer = layer;
     gate.about = json!({
