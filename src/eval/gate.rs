@@ -29,9 +29,11 @@ use super::carmem::{EvalError, EvalUser};
 
 mod labels;
 mod measure;
+mod others;
 mod vehicle;
 pub use labels::read_labels;
 pub use measure::measure;
+pub use others::Others;
 pub use vehicle::{run_vehicle, vehicle_samples, DEV_FILES, VEHICLE_STEP};
 
 /// Where a sentence comes from (for the report).
@@ -284,35 +286,6 @@ pub struct Fit {
     pub layer: Option<usize>,
     /// Whether CarMem's other user sentences are fitted as negatives or left unlabelled.
     pub others: Others,
-}
-
-/// How the fit reads a CarMem conversation's other user sentences ([`Source::CarmemOther`]).
-///
-/// CarMem labels one preference per conversation; its other user sentences are often that
-/// preference said again in other words ("I always prefer a gentle breeze." beside "Can you
-/// set the fan to low please?") or another preference ("I prefer a more scenic route."), so
-/// as negatives they teach the gate that a plain statement of what a driver likes is none.
-/// Left unlabelled, they are not fitted on but still scored (the report's
-/// `carmem_other_sentences_passing`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Others {
-    /// Fitted as negatives.
-    Negative,
-    /// Not fitted on.
-    Unlabelled,
-}
-
-impl Others {
-    /// Whether the fit learns from `sample`.
-    pub fn fits(self, sample: &Sample) -> bool {
-        self == Others::Negative || sample.source != Source::CarmemOther
-    }
-    fn name(self) -> &'static str {
-        match self {
-            Others::Negative => "negative",
-            Others::Unlabelled => "unlabelled",
-        }
-    }
 }
 
 /// What a gate fitted with `fit` reads of each sample (`memory::gate::read`), embedded anew.
