@@ -120,7 +120,7 @@ pub struct ExtractionConfig {
     pub hold_one_off: bool,
     /// The gate that tells a lasting preference from a one-off request (`memory::gate`'s format,
     /// same embedder layer as the preference gate); `None` uses the built-in one
-    /// (`config/gate-lasting.json`). Read only with `hold_one_off`.
+    /// (`config/gate-one-off.json`). Read only with `hold_one_off`.
     pub one_off_gate: Option<PathBuf>,
     /// The lasting track's offer decision (`memory::offer`'s format, fitted with the one-off
     /// gate); `None` uses the built-in one (`config/offer-lasting-beside.json`). Read only with

@@ -300,6 +300,31 @@ fn a_request_said_again_as_lasting_in_the_same_conversation_is_no_one_off() {
     );
 }
 
+/// A plain statement of where the driver always shops is no request: the one-off gate, no
+/// longer taught by CarMem's other sentences that such a statement is none, lets it be
+/// recalled at once (held pending with the gate of stop 51, checked).
+#[test]
+fn a_plain_statement_of_a_habit_is_recalled_at_once() {
+    let dir = tempdir().unwrap();
+    let mut c = config();
+    c.extraction.hold_one_off = true;
+    let m = Memory::open(dir.path(), c).expect("memory opens");
+    let conv = Conversation::from_value(&serde_json::json!({"turns": [
+        {"role": "user", "text": "I do all my grocery shopping at Lidl."},
+        {"role": "assistant", "text": "Got it."},
+    ]}))
+    .unwrap();
+    let out = m.remember(&user("cleo"), &conv).unwrap();
+    assert_eq!(out.len(), 1, "{out:?}");
+    let p = &out[0].preference;
+    assert_eq!((p.attribute.as_str(), p.status), ("Lidl", Status::Active));
+    assert_eq!(
+        recalled_ids(&m, "cleo", "find me a supermarket"),
+        vec![p.id.0],
+        "{p:?}"
+    );
+}
+
 #[test]
 fn a_missing_or_mismatched_one_off_gate_is_named() {
     let dir = tempdir().unwrap();
@@ -323,7 +348,7 @@ fn a_missing_or_mismatched_one_off_gate_is_named() {
     // A gate that reads another embedder layer than the preference gate cannot share its pass.
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut g: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(root.join("config/gate-lasting.json")).unwrap(),
+        &std::fs::read_to_string(root.join("config/gate-one-off.json")).unwrap(),
     )
     .unwrap();
     g["layer"] = serde_json::json!(2);
