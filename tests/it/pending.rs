@@ -300,14 +300,16 @@ fn a_request_said_again_as_lasting_in_the_same_conversation_is_no_one_off() {
     );
 }
 
-/// A plain statement of where the driver always shops is no request: the one-off gate, no
-/// longer taught by CarMem's other sentences that such a statement is none, lets it be
-/// recalled at once (held pending with the gate of stop 51, checked).
+/// A plain statement of where the driver always shops is no request: the one-off gate fitted
+/// without CarMem's other sentences as negatives (`config/gate-one-off.json`, an option) lets
+/// it be recalled at once (the built-in one holds it pending, checked).
 #[test]
-fn a_plain_statement_of_a_habit_is_recalled_at_once() {
+fn a_plain_statement_of_a_habit_is_recalled_at_once_with_the_one_off_gate_option() {
     let dir = tempdir().unwrap();
     let mut c = config();
     c.extraction.hold_one_off = true;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    c.extraction.one_off_gate = Some(root.join("config/gate-one-off.json"));
     let m = Memory::open(dir.path(), c).expect("memory opens");
     let conv = Conversation::from_value(&serde_json::json!({"turns": [
         {"role": "user", "text": "I do all my grocery shopping at Lidl."},
@@ -348,7 +350,7 @@ fn a_missing_or_mismatched_one_off_gate_is_named() {
     // A gate that reads another embedder layer than the preference gate cannot share its pass.
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut g: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(root.join("config/gate-one-off.json")).unwrap(),
+        &std::fs::read_to_string(root.join("config/gate-lasting.json")).unwrap(),
     )
     .unwrap();
     g["layer"] = serde_json::json!(2);
