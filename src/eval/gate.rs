@@ -358,19 +358,29 @@ pub fn cross_validated(
     let folds = folds_of(samples, k);
     let mut probs = vec![0.0f32; xs.len()];
     for f in 0..k {
-        let (tx, ty): (Vec<Vec<f32>>, Vec<bool>) = xs
-            .iter()
-            .zip(samples)
-            .zip(&folds)
-            .filter(|((_, s), &fi)| fi != f && others.fits(s))
-            .map(|((x, s), _)| (x.clone(), s.positive))
-            .unzip();
+        let (tx, ty) = fitted_on(xs, samples, others, |i| folds[i] != f);
         let gate = fit_gate(&tx, &ty, hidden, 0.5);
         for i in (0..xs.len()).filter(|&i| folds[i] == f) {
             probs[i] = gate.probability_of(&xs[i]);
         }
     }
     probs
+}
+
+/// The readings and labels a fit learns from: the samples `keep` takes (by index) that
+/// `others` fits on.
+fn fitted_on(
+    xs: &[Vec<f32>],
+    samples: &[Sample],
+    others: Others,
+    keep: impl Fn(usize) -> bool,
+) -> (Vec<Vec<f32>>, Vec<bool>) {
+    xs.iter()
+        .zip(samples)
+        .enumerate()
+        .filter(|&(i, (_, s))| keep(i) && others.fits(s))
+        .map(|(_, (x, s))| (x.clone(), s.positive))
+        .unzip()
 }
 
 /// Thresholds the report shows (the shipped one among them).
@@ -423,18 +433,19 @@ fn data(labels: bool, others: Others) -> String {
     } else {
         "the sentence naming the ground-truth value"
     };
-    let negatives = match (labels, others) {
-        (true, Others::Negative) => {
-            "those requests, the other user sentences, the retrieval requests"
-        }
-        (true, Others::Unlabelled) => {
-            "those requests, the retrieval requests; the other user sentences are not fitted on"
-        }
-        (false, Others::Negative) => "the other user sentences, the retrieval requests",
-        (false, Others::Unlabelled) => {
-            "the retrieval requests; the other user sentences are not fitted on"
-        }
+    let mut negatives = Vec::new();
+    if labels {
+        negatives.push("those requests");
+    }
+    if others == Others::Negative {
+        negatives.push("the other user sentences");
+    }
+    negatives.push("the retrieval requests");
+    let left_out = match others {
+        Others::Negative => "",
+        Others::Unlabelled => "; the other user sentences are not fitted on",
     };
+    let negatives = negatives.join(", ") + left_out;
     format!("CarMem dev split (positives: {positives}; negatives: {negatives}) and KVRET dev driver sentences")
 }
 
@@ -484,12 +495,7 @@ pub fn train(
     ] {
         report[k] = v;
     }
-    let (fx, ys): (Vec<Vec<f32>>, Vec<bool>) = xs
-        .iter()
-        .zip(samples)
-        .filter(|(_, s)| others.fits(s))
-        .map(|(x, s)| (x.clone(), s.positive))
-        .unzip();
+    let (fx, ys) = fitted_on(xs, samples, others, |_| true);
     let mut gate = fit_gate(&fx, &ys, hidden, threshold);
     gate.words = words;
     gate.layer = layer;
