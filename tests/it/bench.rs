@@ -1,19 +1,13 @@
 //! `glovebox bench --json`: the quick latency run reports every figure of the budgets table.
 
-use std::process::Command;
-
 use serde_json::Value;
 
-use crate::common::{json_output, models_dir};
+use crate::common::{glovebox, json_output};
 
 #[test]
 fn bench_json_reports_every_figure() {
-    let r: Value = json_output(
-        Command::new(env!("CARGO_BIN_EXE_glovebox"))
-            .arg("--models")
-            .arg(models_dir())
-            .args(["--json", "bench", "--rounds", "1", "--conversations", "2"]),
-    );
+    let r: Value =
+        json_output(glovebox().args(["--json", "bench", "--rounds", "1", "--conversations", "2"]));
     for key in [
         "recall_ms_p50",
         "embed_ms_p50",

@@ -24,6 +24,21 @@ pub fn models_dir() -> PathBuf {
     dir
 }
 
+/// `glovebox --models <this checkout's models>`: the binary under test, ready for its
+/// arguments.
+pub fn glovebox() -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_glovebox"));
+    c.arg("--models").arg(models_dir());
+    c
+}
+
+/// [`glovebox`] on the data folder `data`.
+pub fn glovebox_on(data: &Path) -> std::process::Command {
+    let mut c = glovebox();
+    c.arg("--data-dir").arg(data);
+    c
+}
+
 /// The default configuration with the checkout's models.
 pub fn config() -> Config {
     let mut c = Config::default();

@@ -3,22 +3,17 @@
 //! must answer the same JSON (times and the data directory aside).
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::{json, Value};
 use tempfile::tempdir;
 
-use crate::common::models_dir;
+use crate::common::glovebox_on;
 use crate::serve::{start, Client};
 
 /// `glovebox --json <args>` on `data`: its JSON on success, else `{"error": <message>}` (the
 /// last line of stderr; log lines may come before it).
 fn cli(data: &Path, args: &[&str]) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_glovebox"))
-        .arg("--data-dir")
-        .arg(data)
-        .arg("--models")
-        .arg(models_dir())
+    let out = glovebox_on(data)
         .arg("--json")
         .args(args)
         .output()

@@ -1,11 +1,10 @@
 //! Issue 3: `glovebox eval carmem` end to end with the real models on one user.
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 
-use crate::common::{json_output, models_dir};
+use crate::common::{glovebox, json_output};
 
 fn shares_in_unit_interval(v: &Value, path: &str, skip: &[&str]) {
     match v {
@@ -31,9 +30,7 @@ fn eval_carmem_one_user_reports_every_table() {
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/carmem_one_user.jsonl");
     let rows = tempfile::NamedTempFile::new().unwrap();
     let r = json_output(
-        Command::new(env!("CARGO_BIN_EXE_glovebox"))
-            .arg("--models")
-            .arg(models_dir())
+        glovebox()
             .args(["--json", "eval", "carmem", "--users", "1", "--data"])
             .arg(&data)
             .arg("--out")
@@ -164,9 +161,7 @@ fn eval_offers_fits_a_model_the_runtime_loads_and_reports_it_held_out() {
     std::fs::write(&cases, lines.join("\n")).unwrap();
     let model = dir.path().join("offer.json");
     let r = json_output(
-        Command::new(env!("CARGO_BIN_EXE_glovebox"))
-            .arg("--models")
-            .arg(models_dir())
+        glovebox()
             .args(["--json", "eval", "offers", "--cases"])
             .arg(&cases)
             .arg("--write")
@@ -183,9 +178,7 @@ fn eval_offers_fits_a_model_the_runtime_loads_and_reports_it_held_out() {
     // Fitted beside that decision, it keeps what that one offers where nothing may be stored
     // off its own bound (sets that expect something spend nothing).
     let offers = |beside: &Path| {
-        Command::new(env!("CARGO_BIN_EXE_glovebox"))
-            .arg("--models")
-            .arg(models_dir())
+        glovebox()
             .args(["--json", "eval", "offers", "--cases"])
             .arg(&cases)
             .arg("--beside")
@@ -220,9 +213,7 @@ fn eval_offers_fits_a_model_the_runtime_loads_and_reports_it_held_out() {
 fn eval_explain_shows_gate_offer_and_best_categories_per_sentence() {
     let conv = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/conversations/climate.json");
     let r = json_output(
-        Command::new(env!("CARGO_BIN_EXE_glovebox"))
-            .arg("--models")
-            .arg(models_dir())
+        glovebox()
             .args(["--json", "eval", "explain", "--top", "2", "--conversation"])
             .arg(&conv),
     );
@@ -272,9 +263,7 @@ fn eval_gate_fits_a_gate_that_reads_a_layer_and_the_runtime_uses_it() {
     );
     let gate_file = dir.path().join("gate.json");
     let gate_run = |layer: &str| {
-        Command::new(env!("CARGO_BIN_EXE_glovebox"))
-            .arg("--models")
-            .arg(models_dir())
+        glovebox()
             .args([
                 "--json", "eval", "gate", "--hidden", "0", "--folds", "0", "--carmem",
             ])
@@ -343,8 +332,8 @@ fn eval_gate_reads_labels_that_make_a_revealing_request_a_negative() {
     let kvret = kvret_file(dir.path(), &[("weather", "Will it rain in Fresno?")]);
     let labels = dir.path().join("labels.jsonl");
     let run = |labels: Option<&Path>| {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_glovebox"));
-        c.arg("--models").arg(models_dir()).args([
+        let mut c = glovebox();
+        c.args([
             "--json", "eval", "gate", "--hidden", "0", "--folds", "0", "--layer", "none",
             "--carmem",
         ]);

@@ -2,13 +2,11 @@
 //! was, in the user's own words; `glovebox eval cases` reads the general case format.
 //! Issue 14: recall stays silent when nothing stored is relevant.
 
-use std::process::Command;
-
 use glovebox::conversation::Conversation;
 use glovebox::memory::{Memory, Outcome};
 use tempfile::tempdir;
 
-use crate::common::{config, json_output, key_values, models_dir, open, user};
+use crate::common::{config, glovebox, json_output, key_values, models_dir, open, user};
 
 /// The values stored in the category `key` among a remember's outcomes.
 fn values_of(m: &Memory, out: &[Outcome], key: &str) -> Vec<String> {
@@ -354,9 +352,7 @@ fn eval_cases_scores_the_general_case_format() {
     .unwrap();
     let rows = dir.path().join("rows.jsonl");
     let r = json_output(
-        Command::new(env!("CARGO_BIN_EXE_glovebox"))
-            .arg("--models")
-            .arg(models_dir())
+        glovebox()
             .args(["--json", "eval", "cases", "--data"])
             .arg(&cases)
             .arg("--out")
@@ -375,9 +371,7 @@ fn eval_cases_scores_the_general_case_format() {
         r#"{"conversation": [{"role": "user", "text": "x"}], "expect": [{"category": "warp_drive"}]}"#,
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_glovebox"))
-        .arg("--models")
-        .arg(models_dir())
+    let out = glovebox()
         .args(["eval", "cases", "--data"])
         .arg(&cases)
         .output()

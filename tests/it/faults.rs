@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::common::models_dir;
+use crate::common::glovebox_on;
 use crate::serve::start;
 
 /// xorshift64*: small, seeded, good enough to pick operations and moments.
@@ -240,11 +240,7 @@ fn seed_values(data: &Path, user: &str, m: &mut Model, tag: &str) {
     let doc = json!({"format": "glovebox-export", "version": 1, "user": user, "preferences": preferences});
     let file = data.with_extension(format!("{user}.json"));
     std::fs::write(&file, doc.to_string()).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_glovebox"))
-        .arg("--data-dir")
-        .arg(data)
-        .arg("--models")
-        .arg(models_dir())
+    let out = glovebox_on(data)
         .args(["prefs", "import", "--user", user, "--file"])
         .arg(&file)
         .output()

@@ -1,12 +1,10 @@
 //! Issue 2: remember → maintain → store → recall, end to end on the embedded defaults.
 
-use std::process::Command;
-
 use glovebox::memory::{ForgetWhat, Memory, INDEX_FILE};
 use glovebox::pref::{Maintenance, Operation};
 use tempfile::tempdir;
 
-use crate::common::{config, fixture, json_output, open, user};
+use crate::common::{config, fixture, glovebox_on, json_output, open, user};
 
 fn temperature_key(m: &Memory) -> glovebox::schema::DetailId {
     m.schema().detail_by_key("preferred_temperature").unwrap()
@@ -149,22 +147,13 @@ fn bad_input_is_a_clear_error_and_changes_nothing() {
     assert_eq!(listed(&m), stored);
 }
 
-fn glovebox(data: &std::path::Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_glovebox"));
-    c.arg("--data-dir")
-        .arg(data)
-        .arg("--models")
-        .arg(crate::common::models_dir());
-    c
-}
-
 #[test]
 fn the_command_line_remembers_recalls_lists_and_refuses_bad_input() {
     let dir = tempdir().unwrap();
     let conv =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/temperature.json");
     let v = json_output(
-        glovebox(dir.path())
+        glovebox_on(dir.path())
             .args(["--json", "remember", "--user", "ann", "--conversation"])
             .arg(&conv),
     );
@@ -174,7 +163,7 @@ fn the_command_line_remembers_recalls_lists_and_refuses_bad_input() {
     );
     assert_eq!(v["remembered"][0]["operation"], "append");
 
-    let out = glovebox(dir.path())
+    let out = glovebox_on(dir.path())
         .args([
             "--json",
             "recall",
@@ -193,7 +182,7 @@ fn the_command_line_remembers_recalls_lists_and_refuses_bad_input() {
         "{v}"
     );
 
-    let out = glovebox(dir.path())
+    let out = glovebox_on(dir.path())
         .args(["prefs", "list", "--user", "ann"])
         .output()
         .unwrap();
@@ -201,7 +190,7 @@ fn the_command_line_remembers_recalls_lists_and_refuses_bad_input() {
 
     let bad = dir.path().join("bad.json");
     std::fs::write(&bad, "[{\"role\": \"driver\", \"text\": \"hi\"}]").unwrap();
-    let out = glovebox(dir.path())
+    let out = glovebox_on(dir.path())
         .args(["remember", "--user", "ann", "--conversation"])
         .arg(&bad)
         .output()
@@ -209,14 +198,14 @@ fn the_command_line_remembers_recalls_lists_and_refuses_bad_input() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown role \"driver\""));
 
-    let out = glovebox(dir.path())
+    let out = glovebox_on(dir.path())
         .args(["optout", "--user", "ann", "--category", "Horoscopes"])
         .output()
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown category"));
 
-    let out = glovebox(dir.path())
+    let out = glovebox_on(dir.path())
         .args(["--json", "prefs", "list", "--user", "ann"])
         .output()
         .unwrap();

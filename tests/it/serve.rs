@@ -3,13 +3,13 @@
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use tempfile::TempDir;
 
-use crate::common::models_dir;
+use crate::common::glovebox_on;
 
 pub struct Server {
     child: Child,
@@ -43,11 +43,7 @@ pub fn start(tmp: &TempDir, extra_config: &str) -> Server {
         "max_line_bytes = 4096\n"
     };
     std::fs::write(&cfg, format!("[server]\n{limit}{extra_config}")).unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_glovebox"))
-        .arg("--data-dir")
-        .arg(&dir)
-        .arg("--models")
-        .arg(models_dir())
+    let child = glovebox_on(&dir)
         .arg("--config")
         .arg(&cfg)
         .arg("serve")
@@ -290,11 +286,7 @@ fn a_uid_not_allowed_is_refused() {
 fn a_second_server_on_the_same_data_dir_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
     let s = start(&tmp, "");
-    let out = Command::new(env!("CARGO_BIN_EXE_glovebox"))
-        .arg("--data-dir")
-        .arg(&s.dir)
-        .arg("--models")
-        .arg(models_dir())
+    let out = glovebox_on(&s.dir)
         .args(["serve", "--socket"])
         .arg(tmp.path().join("other.sock"))
         .output()
