@@ -170,8 +170,8 @@ pub enum EvalCommand {
         beside: Option<PathBuf>,
     },
     /// What extraction sees in a conversation: per speaker and user sentence, the gate's
-    /// probability, the offer decision's and the best categories (why something was, or was
-    /// not, stored).
+    /// probability, the offer decision's, the one-off gate's and the best categories (why
+    /// something was, or was not, stored, and stored pending).
     Explain {
         /// A conversation file, as `remember` takes it.
         #[arg(
@@ -400,7 +400,7 @@ fn eval_carmem(
 }
 
 /// `eval explain`: per speaker and user sentence of one conversation (or of every case of a
-/// cases file), the gate's probability and the best categories.
+/// cases file), the gates' probabilities, the offer decision's and the best categories.
 fn explain(
     cfg: Config,
     (conversation, cases): (Option<&Path>, Option<&Path>),
@@ -432,7 +432,7 @@ fn explain(
                 let mut line = serde_json::json!({
                     "speaker": part.speaker.as_str(), "sentence": s.sentence,
                     "gate": s.gate, "passes": s.passes, "offer": s.offer, "best": best,
-                    "condition": s.condition,
+                    "condition": s.condition, "lasting": s.lasting,
                 });
                 if let Some(id) = id {
                     line["case"] = serde_json::json!(id);

@@ -6,6 +6,7 @@
 use std::time::Instant;
 
 mod context;
+mod explain;
 mod lasting;
 mod rows;
 mod said;
@@ -18,6 +19,7 @@ use crate::llm::Request;
 use crate::schema::{DetailId, DetailSet, ValueKind};
 use said::Said;
 
+pub use explain::SentenceView;
 pub use lasting::LastingTrack;
 /// The result of extraction on one conversation.
 #[derive(Debug, Clone)]
@@ -34,23 +36,6 @@ pub struct Extraction {
     /// asked): with the prompt, what llama.cpp's raw cost is measured on.
     pub decoded_tokens: usize,
     pub ms: f64,
-}
-
-/// One user sentence as extraction sees it ([`Models::explain`]).
-#[derive(Debug, Clone)]
-pub struct SentenceView {
-    pub sentence: String,
-    /// The preference gate's probability.
-    pub gate: f32,
-    pub passes: bool,
-    /// The best categories and their similarity, best first.
-    pub best: Vec<(crate::schema::DetailId, f32)>,
-    /// The offer decision's probability that it states a preference of its best category
-    /// (`memory::offer`; it offers at or above the model's threshold): `None` when it does not
-    /// pass the gate or under `offers = "margin"`.
-    pub offer: Option<f32>,
-    /// The condition a preference from it would hold under (`memory::condition`).
-    pub condition: Option<String>,
 }
 
 /// Most answers kept in [`Models`]' answer cache.
@@ -96,7 +81,7 @@ impl Models {
         let (vecs, taps) = self.embed_sentences(&sentences)?;
         Counters::time(&self.counters.embed_us, te);
         Counters::add(&self.counters.sentences, sentences.len() as u64);
-        let lasting = self.read_lasting((&sentences, &vecs, &taps));
+        let lasting = self.read_lasting((&sentences, &vecs, &taps))?;
         // What the lasting track offers too (`extraction.lasting_offers`); without it, it only
         // tells which offers are one-off requests.
         let offering = lasting
@@ -167,73 +152,6 @@ impl Models {
         }
         out.ms = t0.elapsed().as_secs_f64() * 1e3;
         Ok(out)
-    }
-
-    /// What extraction sees in each user sentence: the gate's probability, whether it passes,
-    /// the offer decision's probability, the `top` best categories with their scores and the
-    /// condition (`glovebox eval explain` prints it). The conversation is read alone: no
-    /// speaker's stored values ([`extract::held_value_first`] does not act).
-    pub fn explain(
-        &self,
-        conversation: &Conversation,
-        exclude: Option<&str>,
-        top: usize,
-    ) -> Result<Vec<SentenceView>, MemoryError> {
-        let (sentences, (gates, passes, scores)) = self.read_sentences(conversation, exclude)?;
-        let conv_top = extract::strongest(&scores, &passes);
-        Ok(sentences
-            .into_iter()
-            .zip(gates.into_iter().zip(passes).zip(scores))
-            .map(|(sentence, ((gate, passes), row))| {
-                let offer = self.offer.as_ref().filter(|_| passes).and_then(|m| {
-                    super::offer::features(&self.schema, &row, gate, conv_top)
-                        .map(|f| m.probability(&f))
-                });
-                let mut best: Vec<(crate::schema::DetailId, f32)> = row
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &s)| (self.schema.details()[i].id, s))
-                    .collect();
-                best.sort_by(|a, b| b.1.total_cmp(&a.1));
-                best.truncate(top);
-                SentenceView {
-                    condition: super::condition::find(&sentence),
-                    sentence,
-                    gate,
-                    passes,
-                    best,
-                    offer,
-                }
-            })
-            .collect())
-    }
-
-    /// What the offer decision reads for each user sentence of a conversation: the gate's
-    /// probability, whether it passes, and its similarity to every detail category (the
-    /// evaluation fits the offer model on these, so it reads what the runtime reads).
-    pub fn offer_inputs(&self, conversation: &Conversation) -> Result<OfferInputs, MemoryError> {
-        Ok(self.read_sentences(conversation, None)?.1)
-    }
-
-    /// A conversation's user sentences with what the offer decision reads of each (see
-    /// [`Models::offer_inputs`]), leaving out the labelled examples from `exclude`.
-    fn read_sentences(
-        &self,
-        conversation: &Conversation,
-        exclude: Option<&str>,
-    ) -> Result<(Vec<String>, OfferInputs), MemoryError> {
-        let sentences =
-            extract::statements(&self.schema, conversation, self.cfg.extraction.join_back);
-        let protos = self.prototypes()?;
-        let (vecs, taps) = self.embed_sentences(&sentences)?;
-        let inputs = self.judge(
-            conversation,
-            (&sentences, &vecs, &taps),
-            &protos,
-            exclude,
-            (&[], None),
-        )?;
-        Ok((sentences, inputs))
     }
 
     /// What extraction reads of a conversation's embedded statements (each with the pooling

@@ -210,7 +210,7 @@ fn eval_offers_fits_a_model_the_runtime_loads_and_reports_it_held_out() {
 }
 
 #[test]
-fn eval_explain_shows_gate_offer_and_best_categories_per_sentence() {
+fn eval_explain_shows_gate_offer_one_off_gate_and_best_categories_per_sentence() {
     let conv = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/conversations/climate.json");
     let r = json_output(
         glovebox()
@@ -224,6 +224,11 @@ fn eval_explain_shows_gate_offer_and_best_categories_per_sentence() {
         let passes = l["passes"].as_bool().unwrap();
         // The offer decision is read only for sentences the gate passes.
         assert_eq!(l["offer"].is_number(), passes, "{l}");
+        // The one-off gate (the lasting track is on by default) reads every sentence.
+        let lasting = l["lasting"]
+            .as_f64()
+            .expect("the one-off gate's probability");
+        assert!((0.0..=1.0).contains(&lasting), "{l}");
     }
     let stated = lines
         .iter()

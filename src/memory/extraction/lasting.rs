@@ -10,6 +10,8 @@
 
 use super::super::extract::{self, Candidate, Extracted};
 use super::super::{gate, offer, values, Models};
+use crate::conversation::split_sentences;
+use crate::memory::MemoryError;
 use crate::schema::Schema;
 
 /// The lasting track's models, with their thresholds.
@@ -30,14 +32,40 @@ pub(super) struct Lasting {
 
 impl Models {
     /// What the lasting track reads of each statement (from the same embedder pass as the
-    /// preference gate); `None` when it is off.
+    /// preference gate); `None` when it is off. A statement of several sentences (one that
+    /// points back joined to the one it is about, [`extract::statements`]) reads as lasting
+    /// as its most lasting sentence read alone, or as the whole: "Set the temperature to 25
+    /// degrees, please. That's the best for me." is a request with a standing remark beside
+    /// it, not a one-off (only such statements' sentences are embedded again).
     pub(super) fn read_lasting(
         &self,
         (sentences, vecs, taps): (&[String], &[Vec<f32>], &[Vec<f32>]),
-    ) -> Option<Lasting> {
-        let track = self.lasting.as_ref()?;
-        let (gate, passes) = gated(&track.gate, (sentences, vecs, taps));
-        Some(Lasting { gate, passes })
+    ) -> Result<Option<Lasting>, MemoryError> {
+        let Some(track) = self.lasting.as_ref() else {
+            return Ok(None);
+        };
+        let (mut gate, _) = gated(&track.gate, (sentences, vecs, taps));
+        let parts: Vec<(usize, String)> = sentences
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (i, split_sentences(s)))
+            .filter(|(_, p)| p.len() > 1)
+            .flat_map(|(i, p)| p.into_iter().map(move |s| (i, s)))
+            .collect();
+        if !parts.is_empty() {
+            let texts: Vec<String> = parts.iter().map(|(_, s)| s.clone()).collect();
+            let (pv, pt) = self.embed_sentences(&texts)?;
+            let (pg, _) = gated(&track.gate, (&texts, &pv, &pt));
+            for ((i, _), p) in parts.iter().zip(pg) {
+                gate[*i] = gate[*i].max(p);
+            }
+        }
+        let passes = gate
+            .iter()
+            .zip(sentences)
+            .map(|(&p, s)| track.gate.passes(p) && extract::speakers_own(s))
+            .collect();
+        Ok(Some(Lasting { gate, passes }))
     }
 
     /// The offers of both tracks: the lasting track's first, then the first track's

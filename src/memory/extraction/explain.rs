@@ -1,0 +1,106 @@
+//! What extraction reads of a conversation, for the harnesses: per statement the gates'
+//! probabilities, the offer decision's and the best categories (`glovebox eval explain`), and
+//! the inputs the offer decision is fitted on (`glovebox eval offers`).
+
+use super::super::{condition, extract, offer, MemoryError, Models};
+use super::OfferInputs;
+use crate::conversation::Conversation;
+
+/// One user sentence as extraction sees it ([`Models::explain`]).
+#[derive(Debug, Clone)]
+pub struct SentenceView {
+    pub sentence: String,
+    /// The preference gate's probability.
+    pub gate: f32,
+    pub passes: bool,
+    /// The best categories and their similarity, best first.
+    pub best: Vec<(crate::schema::DetailId, f32)>,
+    /// The offer decision's probability that it states a preference of its best category
+    /// (`memory::offer`; it offers at or above the model's threshold): `None` when it does not
+    /// pass the gate or under `offers = "margin"`.
+    pub offer: Option<f32>,
+    /// The condition a preference from it would hold under (`memory::condition`).
+    pub condition: Option<String>,
+    /// The one-off gate's probability that it states a lasting preference (below its
+    /// threshold, a preference from it is held pending): `None` when the lasting track is off.
+    pub lasting: Option<f32>,
+}
+
+/// Statements with their embeddings and the gate's pooling of each.
+type Embedded = (Vec<String>, Vec<Vec<f32>>, Vec<Vec<f32>>);
+
+impl Models {
+    /// What extraction sees in each user sentence: the gate's probability, whether it passes,
+    /// the offer decision's probability, the `top` best categories with their scores and the
+    /// condition (`glovebox eval explain` prints it). The conversation is read alone: no
+    /// speaker's stored values ([`extract::held_value_first`] does not act).
+    pub fn explain(
+        &self,
+        conversation: &Conversation,
+        exclude: Option<&str>,
+        top: usize,
+    ) -> Result<Vec<SentenceView>, MemoryError> {
+        let (sentences, vecs, taps) = self.embedded_statements(conversation)?;
+        let (gates, passes, scores) =
+            self.read_embedded(conversation, (&sentences, &vecs, &taps), exclude)?;
+        let lasting = self
+            .read_lasting((&sentences, &vecs, &taps))?
+            .map(|l| l.gate);
+        let conv_top = extract::strongest(&scores, &passes);
+        Ok(sentences
+            .into_iter()
+            .zip(gates.into_iter().zip(passes).zip(scores))
+            .enumerate()
+            .map(|(i, (sentence, ((gate, passes), row)))| {
+                let offer = self.offer.as_ref().filter(|_| passes).and_then(|m| {
+                    offer::features(&self.schema, &row, gate, conv_top).map(|f| m.probability(&f))
+                });
+                let mut best: Vec<(crate::schema::DetailId, f32)> = row
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &s)| (self.schema.details()[i].id, s))
+                    .collect();
+                best.sort_by(|a, b| b.1.total_cmp(&a.1));
+                best.truncate(top);
+                SentenceView {
+                    condition: condition::find(&sentence),
+                    sentence,
+                    gate,
+                    passes,
+                    best,
+                    offer,
+                    lasting: lasting.as_ref().map(|l| l[i]),
+                }
+            })
+            .collect())
+    }
+
+    /// What the offer decision reads for each user sentence of a conversation: the gate's
+    /// probability, whether it passes, and its similarity to every detail category (the
+    /// evaluation fits the offer model on these, so it reads what the runtime reads).
+    pub fn offer_inputs(&self, conversation: &Conversation) -> Result<OfferInputs, MemoryError> {
+        let (sentences, vecs, taps) = self.embedded_statements(conversation)?;
+        self.read_embedded(conversation, (&sentences, &vecs, &taps), None)
+    }
+
+    /// A conversation's user statements ([`extract::statements`]) with their embeddings and
+    /// the pooling the gate reads beside them.
+    fn embedded_statements(&self, conversation: &Conversation) -> Result<Embedded, MemoryError> {
+        let sentences =
+            extract::statements(&self.schema, conversation, self.cfg.extraction.join_back);
+        let (vecs, taps) = self.embed_sentences(&sentences)?;
+        Ok((sentences, vecs, taps))
+    }
+
+    /// What the offer decision reads of embedded statements ([`Models::offer_inputs`]),
+    /// leaving out the labelled examples from `exclude`.
+    fn read_embedded(
+        &self,
+        conversation: &Conversation,
+        statements: (&[String], &[Vec<f32>], &[Vec<f32>]),
+        exclude: Option<&str>,
+    ) -> Result<OfferInputs, MemoryError> {
+        let protos = self.prototypes()?;
+        self.judge(conversation, statements, &protos, exclude, (&[], None))
+    }
+}
