@@ -120,8 +120,8 @@ pub struct ExtractionConfig {
     pub hold_one_off: bool,
     /// The gate that tells a lasting preference from a one-off request (`memory::gate`'s format,
     /// same embedder layer as the preference gate); `None` uses the built-in one
-    /// (`config/gate-lasting.json`; `config/gate-one-off.json` is fitted without CarMem's other
-    /// sentences as negatives, an option). Read only with `hold_one_off`.
+    /// (`config/gate-one-off.json`; `config/gate-lasting.json`, fitted with CarMem's other user
+    /// sentences as negatives, holds more pending). Read only with `hold_one_off`.
     pub one_off_gate: Option<PathBuf>,
     /// The lasting track's offer decision (`memory::offer`'s format, fitted with the one-off
     /// gate); `None` uses the built-in one (`config/offer-lasting-beside.json`). Read only with

@@ -25,10 +25,11 @@ pub const FORMAT: &str = "glovebox-gate v1";
 /// The gate shipped in the binary (`config/gate.json`).
 pub const DEFAULT_GATE: &str = include_str!("../../config/gate.json");
 
-/// The one-off gate shipped in the binary (`config/gate-lasting.json`): the same data with
-/// CarMem's revealing sentences that are one-off requests read as negatives
-/// (`extraction.hold_one_off`).
-pub const ONE_OFF_GATE: &str = include_str!("../../config/gate-lasting.json");
+/// The one-off gate shipped in the binary (`config/gate-one-off.json`): the same data with
+/// CarMem's revealing sentences that are one-off requests read as negatives and its other user
+/// sentences left unlabelled (`eval gate --labels --others unlabelled`;
+/// `extraction.hold_one_off`).
+pub const ONE_OFF_GATE: &str = include_str!("../../config/gate-one-off.json");
 
 /// Why a gate file cannot be used.
 #[derive(Debug, thiserror::Error)]

@@ -391,7 +391,7 @@ fn lasting_track(
 ) -> Result<super::extraction::LastingTrack, MemoryError> {
     let x = &cfg.extraction;
     let name = x.one_off_gate.as_ref().map_or_else(
-        || "(built-in config/gate-lasting.json)".to_string(),
+        || "(built-in config/gate-one-off.json)".to_string(),
         |p| p.display().to_string(),
     );
     let g = gate::Gate::load_or(

@@ -300,16 +300,14 @@ fn a_request_said_again_as_lasting_in_the_same_conversation_is_no_one_off() {
     );
 }
 
-/// A plain statement of where the driver always shops is no request: the one-off gate fitted
-/// without CarMem's other sentences as negatives (`config/gate-one-off.json`, an option) lets
-/// it be recalled at once (the built-in one holds it pending, checked).
+/// A plain statement of where the driver always shops is no request: the built-in one-off gate
+/// (`config/gate-one-off.json`, fitted without CarMem's other sentences as negatives) lets it be
+/// recalled at once (`config/gate-lasting.json` holds it pending, checked).
 #[test]
-fn a_plain_statement_of_a_habit_is_recalled_at_once_with_the_one_off_gate_option() {
+fn a_plain_statement_of_a_habit_is_recalled_at_once() {
     let dir = tempdir().unwrap();
     let mut c = config();
     c.extraction.hold_one_off = true;
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    c.extraction.one_off_gate = Some(root.join("config/gate-one-off.json"));
     let m = Memory::open(dir.path(), c).expect("memory opens");
     let conv = Conversation::from_value(&serde_json::json!({"turns": [
         {"role": "user", "text": "I do all my grocery shopping at Lidl."},
@@ -323,6 +321,51 @@ fn a_plain_statement_of_a_habit_is_recalled_at_once_with_the_one_off_gate_option
     assert_eq!(
         recalled_ids(&m, "cleo", "find me a supermarket"),
         vec![p.id.0],
+        "{p:?}"
+    );
+}
+
+/// A request with a remark that points back to it is read by the one-off gate sentence by
+/// sentence too: a standing remark makes it no one-off ("That's the best for me.": active at
+/// once; with the built-in gate reading the joined statement alone it was held pending,
+/// checked), a remark about the moment does not ("That's great.": pending).
+#[test]
+fn a_request_with_a_standing_remark_pointing_back_is_no_one_off() {
+    let dir = tempdir().unwrap();
+    let mut c = config();
+    c.extraction.hold_one_off = true;
+    let m = Memory::open(dir.path(), c).expect("memory opens");
+    let said = |text: &str| {
+        Conversation::from_value(&serde_json::json!({"turns": [
+            {"role": "user", "text": text},
+            {"role": "assistant", "text": "Done."},
+        ]}))
+        .unwrap()
+    };
+    let out = m
+        .remember(
+            &user("dev"),
+            &said("Set the temperature to 25 degrees Celsius, please. That's the best for me."),
+        )
+        .unwrap();
+    assert_eq!(out.len(), 1, "{out:?}");
+    let p = &out[0].preference;
+    assert_eq!(
+        (p.attribute.as_str(), p.status),
+        ("25 degree Celcius", Status::Active),
+        "{p:?}"
+    );
+    let out = m
+        .remember(
+            &user("eve"),
+            &said("Put on BBC Radio 4, please. That's great."),
+        )
+        .unwrap();
+    assert_eq!(out.len(), 1, "{out:?}");
+    let p = &out[0].preference;
+    assert_eq!(
+        (p.attribute.as_str(), p.status),
+        ("BBC Radio 4", Status::Pending),
         "{p:?}"
     );
 }
