@@ -18,6 +18,13 @@ fn confirming(dir: &Path) -> Memory {
     Memory::open(dir, c).expect("memory opens")
 }
 
+/// The lasting track on (as by default): a one-off request is held pending.
+fn holding(dir: &Path) -> Memory {
+    let mut c = config();
+    c.extraction.hold_one_off = true;
+    Memory::open(dir, c).expect("memory opens")
+}
+
 fn recalled_ids(m: &Memory, who: &str, text: &str) -> Vec<u64> {
     m.recall(&user(who), text, 5)
         .unwrap()
@@ -228,9 +235,7 @@ fn an_old_statement_just_remembered_does_not_expire() {
 #[test]
 fn a_one_off_request_is_held_pending_until_asked_for_again_later() {
     let dir = tempdir().unwrap();
-    let mut c = config();
-    c.extraction.hold_one_off = true;
-    let m = Memory::open(dir.path(), c).expect("memory opens");
+    let m = holding(dir.path());
     let on = |day: u32, said: &str| {
         Conversation::from_value(&serde_json::json!({
             "time": format!("2026-11-{day:02}T08:00:00Z"),
@@ -268,9 +273,7 @@ fn a_one_off_request_is_held_pending_until_asked_for_again_later() {
 #[test]
 fn a_request_said_again_as_lasting_in_the_same_conversation_is_no_one_off() {
     let dir = tempdir().unwrap();
-    let mut c = config();
-    c.extraction.hold_one_off = true;
-    let m = Memory::open(dir.path(), c).expect("memory opens");
+    let m = holding(dir.path());
     let talk = |turns: &[(&str, &str)]| {
         let turns: Vec<_> = turns
             .iter()
@@ -306,9 +309,7 @@ fn a_request_said_again_as_lasting_in_the_same_conversation_is_no_one_off() {
 #[test]
 fn a_plain_statement_of_a_habit_is_recalled_at_once() {
     let dir = tempdir().unwrap();
-    let mut c = config();
-    c.extraction.hold_one_off = true;
-    let m = Memory::open(dir.path(), c).expect("memory opens");
+    let m = holding(dir.path());
     let conv = Conversation::from_value(&serde_json::json!({"turns": [
         {"role": "user", "text": "I do all my grocery shopping at Lidl."},
         {"role": "assistant", "text": "Got it."},
@@ -332,41 +333,29 @@ fn a_plain_statement_of_a_habit_is_recalled_at_once() {
 #[test]
 fn a_request_with_a_standing_remark_pointing_back_is_no_one_off() {
     let dir = tempdir().unwrap();
-    let mut c = config();
-    c.extraction.hold_one_off = true;
-    let m = Memory::open(dir.path(), c).expect("memory opens");
-    let said = |text: &str| {
-        Conversation::from_value(&serde_json::json!({"turns": [
+    let m = holding(dir.path());
+    // What one driver's one sentence stores: its value and status.
+    let stored = |who: &str, text: &str| {
+        let conv = Conversation::from_value(&serde_json::json!({"turns": [
             {"role": "user", "text": text},
             {"role": "assistant", "text": "Done."},
         ]}))
-        .unwrap()
+        .unwrap();
+        let out = m.remember(&user(who), &conv).unwrap();
+        assert_eq!(out.len(), 1, "{out:?}");
+        let p = &out[0].preference;
+        (p.attribute.clone(), p.status)
     };
-    let out = m
-        .remember(
-            &user("dev"),
-            &said("Set the temperature to 25 degrees Celsius, please. That's the best for me."),
-        )
-        .unwrap();
-    assert_eq!(out.len(), 1, "{out:?}");
-    let p = &out[0].preference;
     assert_eq!(
-        (p.attribute.as_str(), p.status),
-        ("25 degree Celcius", Status::Active),
-        "{p:?}"
+        stored(
+            "dev",
+            "Set the temperature to 25 degrees Celsius, please. That's the best for me."
+        ),
+        ("25 degree Celcius".to_string(), Status::Active)
     );
-    let out = m
-        .remember(
-            &user("eve"),
-            &said("Put on BBC Radio 4, please. That's great."),
-        )
-        .unwrap();
-    assert_eq!(out.len(), 1, "{out:?}");
-    let p = &out[0].preference;
     assert_eq!(
-        (p.attribute.as_str(), p.status),
-        ("BBC Radio 4", Status::Pending),
-        "{p:?}"
+        stored("eve", "Put on BBC Radio 4, please. That's great."),
+        ("BBC Radio 4".to_string(), Status::Pending)
     );
 }
 
