@@ -31,8 +31,8 @@ type Embedded = (Vec<String>, Vec<Vec<f32>>, Vec<Vec<f32>>);
 
 impl Models {
     /// What extraction sees in each user sentence: the gate's probability, whether it passes,
-    /// the offer decision's probability, the `top` best categories with their scores and the
-    /// condition (`glovebox eval explain` prints it). The conversation is read alone: no
+    /// the offer decision's probability, the one-off gate's, the `top` best categories with
+    /// their scores and the condition (`glovebox eval explain` prints it). The conversation is read alone: no
     /// speaker's stored values ([`extract::held_value_first`] does not act).
     pub fn explain(
         &self,

@@ -9,9 +9,8 @@
 //! [`Extracted::one_off`]: super::super::extract::Extracted::one_off
 
 use super::super::extract::{self, Candidate, Extracted};
-use super::super::{gate, offer, values, Models};
+use super::super::{gate, offer, values, MemoryError, Models};
 use crate::conversation::split_sentences;
-use crate::memory::MemoryError;
 use crate::schema::Schema;
 
 /// The lasting track's models, with their thresholds.
@@ -24,7 +23,8 @@ pub struct LastingTrack {
 
 /// What the lasting track reads of each statement.
 pub(super) struct Lasting {
-    /// The lasting gate's probability.
+    /// The lasting gate's probability (of the whole statement or its most lasting sentence,
+    /// [`Models::read_lasting`]).
     pub gate: Vec<f32>,
     /// Whether it passes as a preference sentence (the preference gate's rule, this gate).
     pub passes: Vec<bool>,
@@ -60,11 +60,7 @@ impl Models {
                 gate[*i] = gate[*i].max(p);
             }
         }
-        let passes = gate
-            .iter()
-            .zip(sentences)
-            .map(|(&p, s)| track.gate.passes(p) && extract::speakers_own(s))
-            .collect();
+        let passes = passing(&track.gate, &gate, sentences);
         Ok(Some(Lasting { gate, passes }))
     }
 
@@ -152,12 +148,16 @@ pub(super) fn gated(
         .zip(sentences)
         .map(|((v, t), s)| gate.probability(v, t, s))
         .collect();
-    let passes = p
-        .iter()
+    let passes = passing(gate, &p, sentences);
+    (p, passes)
+}
+
+/// Whether each statement passes `gate` at probability `p` (see [`gated`]).
+fn passing(gate: &gate::Gate, p: &[f32], sentences: &[String]) -> Vec<bool> {
+    p.iter()
         .zip(sentences)
         .map(|(&p, s)| gate.passes(p) && extract::speakers_own(s))
-        .collect();
-    (p, passes)
+        .collect()
 }
 
 /// The sentences either track passes (`passes`: the first track's).
