@@ -39,7 +39,7 @@ pub use prototypes::{
 };
 use spans::referents;
 pub use spans::{proper_names, said_as_place, said_names, spans};
-pub use statements::statements;
+pub use statements::{said_of_the_one_before, statements};
 pub use subject::{about_someone_else, for_someone_else};
 
 /// Whether a statement can say a lasting preference of its speaker at all, whatever the gate

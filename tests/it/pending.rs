@@ -329,7 +329,9 @@ fn a_plain_statement_of_a_habit_is_recalled_at_once() {
 /// A request with a remark that points back to it is read by the one-off gate sentence by
 /// sentence too: a standing remark makes it no one-off ("That's the best for me.": active at
 /// once; with the built-in gate reading the joined statement alone it was held pending,
-/// checked), a remark about the moment does not ("That's great.": pending).
+/// checked), a remark about the moment does not ("That's great.": pending). A standing remark
+/// that names the setting is its own statement and makes the request no one-off too ("That's
+/// the temperature I always like in here.": active; held pending before, checked).
 #[test]
 fn a_request_with_a_standing_remark_pointing_back_is_no_one_off() {
     let dir = tempdir().unwrap();
@@ -356,6 +358,16 @@ fn a_request_with_a_standing_remark_pointing_back_is_no_one_off() {
     assert_eq!(
         stored("eve", "Put on BBC Radio 4, please. That's great."),
         ("BBC Radio 4".to_string(), Status::Pending)
+    );
+    // A remark that names its setting is not joined to the request; pointing back, it still
+    // says the requested value is the one the driver always has (the demo's first
+    // conversation).
+    assert_eq!(
+        stored(
+            "fay",
+            "Set it to 22 degrees, please. That's the temperature I always like in here."
+        ),
+        ("22 degree Celcius".to_string(), Status::Active)
     );
 }
 

@@ -152,6 +152,18 @@ fn name_alone(sentence: &str, conversation: &Conversation) -> bool {
 /// pronoun ("I always have it on high", "I always want them warm") or opens with "That's"
 /// ("That's what I always have, all year round"); not "those", "this", "there", nor a relative
 /// "that" ("a soft blue that's easy on the eye").
+/// Whether a sentence is a remark about the one before it: its first word points back, as
+/// the remark's subject ("That's the temperature I always like in here." after "Set it to 22
+/// degrees, please."), not as what a request acts on ("And turn it up a couple of notches.").
+pub fn said_of_the_one_before(s: &str) -> bool {
+    super::spans::token_words(s).first().is_some_and(|w| {
+        matches!(
+            w.as_str(),
+            "that's" | "that" | "it's" | "it" | "this" | "they're" | "those"
+        )
+    })
+}
+
 fn refers_to_prev(s: &str) -> bool {
     let words = super::spans::token_words(s);
     words.first().is_some_and(|w| w == "that's")

@@ -101,6 +101,7 @@ impl Models {
             (Some(track), Some(l)) => {
                 !track.gate.passes(l.gate[at])
                     && !said_lasting_elsewhere(&self.schema, item, (sentences, at), &l.passes)
+                    && !affirmed_next(&self.schema, item, (sentences, at), &l.passes)
             }
             _ => false,
         }
@@ -132,6 +133,25 @@ pub(super) fn said_lasting_elsewhere(
         .any(|(i, (s, &p))| {
             i != at && p && names(s) && values::turns_down(s, value) == refused.is_some()
         })
+}
+
+/// Whether the statement right after `at` says `item`'s value is lasting by pointing back to
+/// it: the lasting track passes it (`passes`), its first word points back, it says the
+/// value's setting and names no value of it: "Set it to 22 degrees, please. That's the
+/// temperature I always like in here." (not joined to the request, as it names its setting).
+pub(super) fn affirmed_next(
+    schema: &Schema,
+    item: &Extracted,
+    (sentences, at): (&[String], usize),
+    passes: &[bool],
+) -> bool {
+    let Some(next) = sentences.get(at + 1) else {
+        return false;
+    };
+    passes.get(at + 1) == Some(&true)
+        && extract::said_of_the_one_before(next)
+        && extract::says_its_device(schema, item.detail, next)
+        && values::named_values(schema, item.detail, std::slice::from_ref(next)).is_empty()
 }
 
 /// What `gate` reads of each statement (embedding, pooling, words), for either track: its
@@ -211,6 +231,35 @@ mod tests {
             confidence: 1.0,
             condition: None,
             one_off: false,
+        }
+    }
+
+    #[test]
+    fn a_remark_that_points_back_to_the_request_and_names_its_setting_makes_it_no_one_off() {
+        let s = Schema::embedded();
+        let said = |x: &[&str]| x.iter().map(|t| t.to_string()).collect::<Vec<_>>();
+        let temp = item("preferred_temperature", "22 degree Celcius");
+        let conv = said(&[
+            "Set it to 22 degrees, please.",
+            "That's the temperature I always like in here.",
+        ]);
+        assert!(affirmed_next(&s, &temp, (&conv, 0), &[false, true]));
+        // Only where the lasting track passes the remark, and only for the sentence before it.
+        assert!(!affirmed_next(&s, &temp, (&conv, 0), &[false, false]));
+        assert!(!affirmed_next(&s, &temp, (&conv, 1), &[false, true]));
+        // A remark about another setting, one that does not point back, or one naming a value
+        // of its own says nothing of the request's value.
+        for other in [
+            "That's the station I always listen to.",
+            "The temperature I always like is what I asked for.",
+            "And turn it up a couple of degrees, I always like the temperature warm.",
+            "That's the temperature I always like, 21 degrees.",
+        ] {
+            let conv = said(&["Set it to 22 degrees, please.", other]);
+            assert!(
+                !affirmed_next(&s, &temp, (&conv, 0), &[false, true]),
+                "{other}"
+            );
         }
     }
 
