@@ -148,10 +148,6 @@ fn name_alone(sentence: &str, conversation: &Conversation) -> bool {
             .any(|(i, w)| capital(w) && (i + lead > 0 || capitalised_inside(conversation, w)))
 }
 
-/// Whether a sentence refers to the thing the sentence before it is about by a personal
-/// pronoun ("I always have it on high", "I always want them warm") or opens with "That's"
-/// ("That's what I always have, all year round"); not "those", "this", "there", nor a relative
-/// "that" ("a soft blue that's easy on the eye").
 /// Whether a sentence is a remark about the one before it: its first word points back, as
 /// the remark's subject ("That's the temperature I always like in here." after "Set it to 22
 /// degrees, please."), not as what a request acts on ("And turn it up a couple of notches.").
@@ -164,6 +160,10 @@ pub fn said_of_the_one_before(s: &str) -> bool {
     })
 }
 
+/// Whether a sentence refers to the thing the sentence before it is about by a personal
+/// pronoun ("I always have it on high", "I always want them warm") or opens with "That's"
+/// ("That's what I always have, all year round"); not "those", "this", "there", nor a relative
+/// "that" ("a soft blue that's easy on the eye").
 fn refers_to_prev(s: &str) -> bool {
     let words = super::spans::token_words(s);
     words.first().is_some_and(|w| w == "that's")

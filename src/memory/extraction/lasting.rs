@@ -44,7 +44,7 @@ impl Models {
         let Some(track) = self.lasting.as_ref() else {
             return Ok(None);
         };
-        let (mut gate, _) = gated(&track.gate, (sentences, vecs, taps));
+        let mut gate = probabilities(&track.gate, (sentences, vecs, taps));
         let parts: Vec<(usize, String)> = sentences
             .iter()
             .enumerate()
@@ -55,7 +55,7 @@ impl Models {
         if !parts.is_empty() {
             let texts: Vec<String> = parts.iter().map(|(_, s)| s.clone()).collect();
             let (pv, pt) = self.embed_sentences(&texts)?;
-            let (pg, _) = gated(&track.gate, (&texts, &pv, &pt));
+            let pg = probabilities(&track.gate, (&texts, &pv, &pt));
             for ((i, _), p) in parts.iter().zip(pg) {
                 gate[*i] = gate[*i].max(p);
             }
@@ -162,14 +162,21 @@ pub(super) fn gated(
     gate: &gate::Gate,
     (sentences, vecs, taps): (&[String], &[Vec<f32>], &[Vec<f32>]),
 ) -> (Vec<f32>, Vec<bool>) {
-    let p: Vec<f32> = vecs
-        .iter()
+    let p = probabilities(gate, (sentences, vecs, taps));
+    let passes = passing(gate, &p, sentences);
+    (p, passes)
+}
+
+/// `gate`'s probability of each statement (see [`gated`]).
+fn probabilities(
+    gate: &gate::Gate,
+    (sentences, vecs, taps): (&[String], &[Vec<f32>], &[Vec<f32>]),
+) -> Vec<f32> {
+    vecs.iter()
         .zip(taps)
         .zip(sentences)
         .map(|((v, t), s)| gate.probability(v, t, s))
-        .collect();
-    let passes = passing(gate, &p, sentences);
-    (p, passes)
+        .collect()
 }
 
 /// Whether each statement passes `gate` at probability `p` (see [`gated`]).
@@ -223,6 +230,10 @@ mod tests {
         }
     }
 
+    fn said(x: &[&str]) -> Vec<String> {
+        x.iter().map(|t| t.to_string()).collect()
+    }
+
     fn item(key: &str, attribute: &str) -> Extracted {
         Extracted {
             detail: Schema::embedded().detail_by_key(key).unwrap(),
@@ -237,7 +248,6 @@ mod tests {
     #[test]
     fn a_remark_that_points_back_to_the_request_and_names_its_setting_makes_it_no_one_off() {
         let s = Schema::embedded();
-        let said = |x: &[&str]| x.iter().map(|t| t.to_string()).collect::<Vec<_>>();
         let temp = item("preferred_temperature", "22 degree Celcius");
         let conv = said(&[
             "Set it to 22 degrees, please.",
@@ -266,7 +276,6 @@ mod tests {
     #[test]
     fn a_value_said_as_lasting_in_another_passing_sentence_is_no_one_off() {
         let s = Schema::embedded();
-        let said = |x: &[&str]| x.iter().map(|t| t.to_string()).collect::<Vec<_>>();
         let temp = item("preferred_temperature", "21 degree Celcius");
         let conv = said(&[
             "Can you set the temperature to 21 degrees?",
