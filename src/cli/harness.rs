@@ -169,6 +169,16 @@ pub enum EvalCommand {
         #[arg(long, value_name = "FILE")]
         beside: Option<PathBuf>,
     },
+    /// Whether a value the user turns down is stored turned down: CarMem's maintenance
+    /// questions that name their entry's value, run through extraction's value step.
+    Polarity {
+        /// CarMem JSONL file (e.g. ../shared/carmem/dev.jsonl).
+        #[arg(long, value_name = "FILE")]
+        carmem: PathBuf,
+        /// Write one JSON line per question naming its value.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
     /// What extraction sees in a conversation: per speaker and user sentence, the gate's
     /// probability, the offer decision's, the one-off gate's and the best categories (why
     /// something was, or was not, stored, and stored pending).
@@ -229,6 +239,21 @@ pub fn eval(cfg: Config, command: EvalCommand, out: Output) -> Result<()> {
             write,
             beside,
         } => eval_offers(cfg, &cases, (write.as_deref(), beside.as_deref()), out),
+        EvalCommand::Polarity { carmem, out: rows } => {
+            let models = crate::memory::Models::load(&cfg)?;
+            let users = crate::eval::carmem::load(&carmem, models.schema(), None)?;
+            let mut file = rows_file(rows.as_deref())?;
+            let report = crate::eval::polarity::run(
+                &models,
+                &users,
+                file.as_mut().map(|f| f as &mut dyn Write),
+            )?;
+            if let Some(f) = file.as_mut() {
+                f.flush().context("cannot write the results file")?;
+            }
+            out.print_value(&report, || format!("{report:#}\n"));
+            Ok(())
+        }
         EvalCommand::Cases { data, out: rows } => eval_cases(cfg, &data, rows.as_deref(), out),
         EvalCommand::VehicleMemBench {
             history,

@@ -160,7 +160,8 @@ pub struct Score {
     ms: Vec<f64>,
 }
 
-fn ratio(a: usize, b: usize) -> Value {
+/// `a / b` to three decimals, null when `b` is 0 (the reports' shares).
+pub(crate) fn ratio(a: usize, b: usize) -> Value {
     if b == 0 {
         Value::Null
     } else {

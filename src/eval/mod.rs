@@ -10,5 +10,6 @@ pub mod gate;
 pub mod lines;
 pub mod metrics;
 pub mod offers;
+pub mod polarity;
 pub mod relevance;
 pub mod vmb;

@@ -206,13 +206,7 @@ impl Tally {
     }
 
     fn json(&self) -> Value {
-        let r = |a: usize, b: usize| {
-            if b == 0 {
-                Value::Null
-            } else {
-                json!((a as f64 / b as f64 * 1000.0).round() / 1000.0)
-            }
-        };
+        let r = super::cases::ratio;
         json!({
             "cases": self.cases,
             "offering": r(self.offering, self.cases),

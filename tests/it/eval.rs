@@ -396,3 +396,45 @@ fn eval_gate_reads_labels_that_make_a_revealing_request_a_negative() {
         "{err}"
     );
 }
+
+#[test]
+fn eval_polarity_reports_each_question_kind_and_writes_its_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/carmem_one_user.jsonl");
+    let rows = dir.path().join("rows.jsonl");
+    let r = json_output(
+        glovebox()
+            .args(["--json", "eval", "polarity", "--carmem"])
+            .arg(&data)
+            .arg("--out")
+            .arg(&rows),
+    );
+    let lines = std::fs::read_to_string(&rows).unwrap();
+    let named = |k: &str| r[k]["named"].as_u64().unwrap();
+    // One row per question that names its value, each saying which kind it is.
+    assert_eq!(
+        lines.lines().count() as u64,
+        named("equal") + named("negate")
+    );
+    assert!(named("equal") > 0, "{r}");
+    for l in lines.lines() {
+        let row: Value = serde_json::from_str(l).unwrap();
+        assert!(
+            row["turns_down"].is_boolean() && row["rule"].is_boolean(),
+            "{row}"
+        );
+    }
+    // A question that says the value again is not stored turned down.
+    assert_eq!(r["equal"]["stored_turned_down"], 0.0, "{r}");
+
+    // A file that is not CarMem's is refused with its name.
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(&bad, "{\"data\": 3}\n").unwrap();
+    let out = glovebox()
+        .args(["eval", "polarity", "--carmem"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.jsonl"));
+}

@@ -104,3 +104,27 @@ impl Models {
         self.judge(conversation, statements, &protos, exclude, (&[], None))
     }
 }
+
+impl Models {
+    /// The values extraction stores from one sentence offered one category, as it runs in
+    /// [`Models::extract`] past the gate and the offer decision, and the choices the model was
+    /// given (empty when it decodes the user's words): `glovebox eval polarity` measures on
+    /// these whether a value the user turns down is stored turned down.
+    pub fn value_of(
+        &self,
+        sentence: &str,
+        detail: crate::schema::DetailId,
+    ) -> Result<(Vec<String>, Vec<String>), MemoryError> {
+        let sentences = vec![sentence.to_string()];
+        let offered = [extract::Candidate {
+            detail,
+            score: 1.0,
+            sentence: 0,
+        }];
+        let choices = extract::scored_choices(&self.schema, &offered[0], &sentences);
+        let (answer, conf, _) = self.answer(&sentences, &offered)?;
+        let full = extract::full_answer(&self.schema, &offered, &answer);
+        let items = extract::parse(&self.schema, &full, &offered, &sentences, &conf)?;
+        Ok((items.into_iter().map(|e| e.attribute).collect(), choices))
+    }
+}
