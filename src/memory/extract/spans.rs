@@ -18,6 +18,39 @@ pub(super) const FUNCTION_WORDS: &[&str] = &[
     "here",
 ];
 
+/// Words that begin what is said of a thing, not a thing a name's possessive owns: after
+/// them a word's "'s" is "is" or "has" ("Thai's my favourite", "Esso's the only place",
+/// "Radio 4's always on"), where "Sainsbury's for the weekly shop" keeps its name.
+const PREDICATE_STARTS: &[&str] = &[
+    "my",
+    "our",
+    "your",
+    "their",
+    "his",
+    "her",
+    "the",
+    "a",
+    "an",
+    "what",
+    "where",
+    "how",
+    "just",
+    "always",
+    "really",
+    "been",
+    "got",
+    "not",
+    "never",
+    "so",
+    "too",
+    "all",
+    "very",
+    "definitely",
+    "pretty",
+    "still",
+    "far",
+];
+
 /// Words of dates and times besides the months ([`crate::memory::usual::month_number`]): a
 /// span they make with a number ("on March 10th", "at 9:30 AM") is when something happens, not
 /// a name, and alone they name nothing ("Monday").
@@ -222,7 +255,22 @@ pub(super) fn value_word(w: &str) -> &str {
 
 /// The [`spans`] whose word before (none at the sentence's start) `starts` accepts.
 fn spans_where(sentence: &str, starts: impl Fn(Option<&str>) -> bool) -> Vec<String> {
-    let words: Vec<&str> = sentence.split_whitespace().map(value_word).collect();
+    let raw: Vec<&str> = sentence.split_whitespace().collect();
+    let mut words: Vec<&str> = raw.iter().map(|w| value_word(w)).collect();
+    // "Thai's my favourite": the 's is "is", not the name's.
+    for i in 0..words.len().saturating_sub(1) {
+        let next = words[i + 1].to_lowercase();
+        if raw[i].ends_with(|c: char| c.is_alphanumeric())
+            && PREDICATE_STARTS.contains(&next.as_str())
+        {
+            if let Some(stem) = words[i]
+                .strip_suffix("'s")
+                .or(words[i].strip_suffix("\u{2019}s"))
+            {
+                words[i] = stem;
+            }
+        }
+    }
     let function = |w: &str| {
         let lower = w.to_lowercase().replace('\u{2019}', "'");
         w.is_empty() || FUNCTION_WORDS.contains(&lower.as_str())
@@ -285,6 +333,11 @@ fn sentence_name_spans(sentence: &str) -> Vec<String> {
         .next()
         .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
         .unwrap_or("");
+    // Its "'s" may be "is" (`spans_where`): "Low's how I like them" opens with "Low".
+    let first = first
+        .strip_suffix("'s")
+        .or(first.strip_suffix("\u{2019}s"))
+        .unwrap_or(first);
     let mut out: Vec<String> = Vec::new();
     for clause in sentence.split([',', ';', ':', '(', ')', '"', '\u{2014}', '\u{2013}']) {
         for span in spans(clause) {
@@ -376,6 +429,16 @@ mod tests {
     #[test]
     fn names_are_whole_capitalised_runs() {
         assert_eq!(proper_names("Can you put Bayern 3 on?"), ["Bayern 3"]);
+        // A name's "'s" before what is said of it is "is"; before more of the thing, its own.
+        assert!(spans("Thai's my favourite food.").contains(&"Thai".to_string()));
+        assert!(!spans("Thai's my favourite food.").contains(&"Thai's".to_string()));
+        assert_eq!(proper_names("We love Thai's food."), ["Thai's"]);
+        // Capitalised as the sentence's first word, as "Low is how I like them" is.
+        assert!(proper_names("Low's how I like them.").is_empty());
+        assert_eq!(
+            proper_names("I go to Sainsbury's for the weekly shop."),
+            ["Sainsbury's"]
+        );
         // A statement of two sentences: no name runs across the full stop.
         assert!(proper_names("Good. Remember that, 68 degrees is how I like it.").is_empty());
         assert_eq!(proper_names("Play Mr. Blue Sky."), ["Mr Blue Sky"]);
