@@ -136,6 +136,7 @@ fn named_with_share<'a>(
 ) -> (Vec<&'a str>, f32) {
     let said = said_stems(schema, detail, sentences);
     let d = schema.detail(detail);
+    let ladder = is_ladder(d);
     // Highest share first, then most words said: "switched it to feet and window" names
     // `feet_window` (both words), not `feet` or `window` alone.
     let mut best = (0.5f32, 0usize);
@@ -147,6 +148,13 @@ fn named_with_share<'a>(
         }
         let mut held = words.iter().filter(|w| said.contains(*w)).count();
         let mut share = held as f32 / words.len() as f32;
+        // On a ladder of values a number said alone names its value ("set the heating to 21"
+        // names "21 degree Celcius"): its other words are the same in every value. A value
+        // said with more of its words ("25 degrees Celsius") is named as before.
+        if ladder && 2 * held <= words.len() && words.iter().any(|w| number(w) && said.contains(w))
+        {
+            (share, held) = (1.0, words.len());
+        }
         // A value alias the schema gives, said in full and not turned down, names the value
         // in full ("Switching to recirculate." names `inside`).
         if let Some(n) = alias_said(d, a, &said, sentences) {
@@ -164,6 +172,28 @@ fn named_with_share<'a>(
         out.push(a.as_str());
     }
     (out, best.0)
+}
+
+/// A word of digits alone.
+fn number(w: &str) -> bool {
+    !w.is_empty() && w.chars().all(|c| c.is_ascii_digit())
+}
+
+/// Whether a category's values are a ladder: three or more, each one number and the same other
+/// words ("18 degree Celcius" ... "25 degree Celcius"). Not a vehicle setting's (its numbers are
+/// typed, `memory::typed`).
+fn is_ladder(d: &crate::schema::Detail) -> bool {
+    let rest = |a: &str| -> Option<Vec<String>> {
+        let words = stems(a);
+        let (numbers, rest): (Vec<String>, Vec<String>) =
+            words.into_iter().partition(|w| number(w));
+        (numbers.len() == 1 && !rest.is_empty()).then_some(rest)
+    };
+    let first = d.attributes.first().and_then(|a| rest(a));
+    d.call.is_none()
+        && d.attributes.len() >= 3
+        && first.is_some()
+        && d.attributes.iter().all(|a| rest(a) == first)
 }
 
 /// Whether `text` says a value alias of `value` ([`Detail::value_aliases`]) in full, not

@@ -84,6 +84,15 @@ fn spoken_numbers_are_written_as_digits() {
         named_values(&schema, temp, &said),
         vec!["25 degree Celcius"]
     );
+    // On a ladder of values the number alone names one, said or spoken.
+    for said in ["Set the heating to 21.", "Twenty is my temperature."] {
+        let n = if said.starts_with('S') { "21" } else { "20" };
+        assert_eq!(
+            wholly_named(&schema, temp, &[said.to_string()]),
+            vec![format!("{n} degree Celcius")],
+            "{said}"
+        );
+    }
     let tones = schema
         .detail_by_key("interior_lighting_ambient_preferences")
         .unwrap();
