@@ -361,7 +361,6 @@ pub fn named_choices(schema: &Schema, offered: &Candidate, sentences: &[String])
             });
         }
     }
-    let mut out: Vec<String> = named.iter().map(|v| v.to_string()).collect();
     // What a negation can turn down: not a value that is itself an aversion, nor any value of
     // a category that is one (the negation states it); and in a single-value category, nothing
     // once the sentence names a value it does not turn down ("to my face and not the feet" is
@@ -370,7 +369,15 @@ pub fn named_choices(schema: &Schema, offered: &Candidate, sentences: &[String])
     let turned: Vec<&&str> = named
         .iter()
         .filter(|v| !aversive_category && !values::aversive(v))
-        .filter(|v| values::turns_down(evidence, v))
+        .filter(|v| values::turns_down_value(schema, offered.detail, evidence, v))
+        .collect();
+    // A value the words turn down is not offered as liked: the 270M model, given both, chose
+    // the value over its negation for 63 % of CarMem's dev questions that turn it down
+    // (`glovebox eval polarity`), where the negation's scope says which.
+    let mut out: Vec<String> = named
+        .iter()
+        .filter(|v| !turned.contains(v))
+        .map(|v| v.to_string())
         .collect();
     let affirmed = named.len() > turned.len();
     let single = d.cardinality == crate::schema::Cardinality::Single;
@@ -383,7 +390,10 @@ pub fn named_choices(schema: &Schema, offered: &Candidate, sentences: &[String])
         let besides: Vec<String> =
             values::named_values_among(schema, offered.detail, sentences, |v| !named.contains(&v))
                 .into_iter()
-                .filter(|v| !values::aversive(v) && !values::turns_down(evidence, v))
+                .filter(|v| {
+                    !values::aversive(v)
+                        && !values::turns_down_value(schema, offered.detail, evidence, v)
+                })
                 .map(str::to_string)
                 .collect();
         if !besides.is_empty() {
@@ -434,14 +444,14 @@ fn value_alternatives(schema: &Schema, offered: &Candidate, sentences: &[String]
     if words.is_empty() {
         return vec!["free".into()];
     }
-    let mut out: Vec<String> = words.iter().map(|w| gbnf_literal(w)).collect();
-    out.extend(
-        words
-            .iter()
-            .filter(|w| values::turns_down(sentence, w))
-            .map(|w| gbnf_literal(&format!("{NOT}{w}"))),
-    );
-    out
+    // Words the sentence turns down are offered turned down only (see [`named_choices`]).
+    words
+        .iter()
+        .map(|w| match values::turns_down(sentence, w) {
+            true => gbnf_literal(&format!("{NOT}{w}")),
+            false => gbnf_literal(w),
+        })
+        .collect()
 }
 
 /// A few words of the user's own: no lists, no punctuation runs copied from the schema.

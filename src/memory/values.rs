@@ -127,7 +127,7 @@ fn refused(sentence: &str, value: &str, whole: bool) -> bool {
     if wanted.is_empty() {
         return false;
     }
-    let lower = folded(sentence);
+    let lower = unanswered(&folded(sentence));
     for clause in lower.split([',', '.', ';', ':', '!', '?', '(', ')']) {
         for part in words(clause).split(|w| CLAUSE_BREAKS.contains(w)) {
             let stemmed: Vec<String> = part.iter().map(|w| stems(w).join(" ")).collect();
@@ -159,10 +159,17 @@ fn refused(sentence: &str, value: &str, whole: bool) -> bool {
                     .iter()
                     .enumerate()
                     .filter(|(k, w)| {
-                        !(TOWARD_CUES.contains(w)
-                            && before
-                                .get(k + 1..)
-                                .is_some_and(|r| r.iter().take(2).any(|x| *x == "to")))
+                        let next = before.get(k + 1..).unwrap_or_default();
+                        let noun = *k > 0 && DETERMINERS.contains(&before[k - 1]);
+                        // "Instead, play jazz" chooses jazz; "instead of jazz" turns it down.
+                        // "No other genre, just jazz" turns down the others.
+                        let instead = **w == "instead" && next.first() != Some(&"of");
+                        let others = NONE_CUES.contains(w)
+                            && next.first().is_some_and(|x| matches!(*x, "other" | "else"));
+                        let toward = TOWARD_CUES.contains(w) && next.contains(&"to");
+                        let visit = STOP_CUES.contains(w)
+                            && (noun || next.first().is_some_and(|x| VISITS.contains(x)));
+                        !(instead || others || toward || visit)
                     })
                     .map(|(_, w)| *w)
                     .collect();
@@ -181,20 +188,7 @@ fn refused(sentence: &str, value: &str, whole: bool) -> bool {
 /// Preferred Temperature, "ambient" of the interior lighting colours (beside Interior Lighting
 /// Ambient Preferences) say which category, not which value.
 pub fn names_only_its_category(schema: &Schema, detail: DetailId, value: &str) -> bool {
-    let d = schema.detail(detail);
-    let sub = schema.sub(d.sub);
-    // The names of every detail of the subcategory, its own among them.
-    let names: Vec<&str> = sub
-        .details
-        .iter()
-        .map(|&k| schema.detail(k).name.as_str())
-        .collect();
-    let own = stems(&format!(
-        "{} {} {}",
-        sub.name,
-        d.description,
-        names.join(" ")
-    ));
+    let own = category_words(schema, detail);
     let said: Vec<String> = stems(value)
         .into_iter()
         .filter(|w| !WEAK_WORDS.contains(&w.as_str()))
@@ -202,7 +196,76 @@ pub fn names_only_its_category(schema: &Schema, detail: DetailId, value: &str) -
     !said.is_empty() && said.iter().all(|w| own.contains(w))
 }
 
-/// Negation cues that name a change rather than a refusal when "to" follows them.
+/// The words (stems) of a category's own name, description and subcategory name, and of the
+/// names of the categories beside it in its subcategory.
+fn category_words(schema: &Schema, detail: DetailId) -> Vec<String> {
+    let d = schema.detail(detail);
+    let sub = schema.sub(d.sub);
+    let names: Vec<&str> = sub
+        .details
+        .iter()
+        .map(|&k| schema.detail(k).name.as_str())
+        .collect();
+    stems(&format!(
+        "{} {} {}",
+        sub.name,
+        d.description,
+        names.join(" ")
+    ))
+}
+
+/// [`turns_down`] for a known value of a category, read by the value's own words: a word it
+/// shares with its category's name is said of the category ("I'm a multi-storey man, I don't
+/// bother with street parking" turns down no `Parking-house`). A value of the category's words
+/// alone is read whole.
+pub fn turns_down_value(schema: &Schema, detail: DetailId, sentence: &str, value: &str) -> bool {
+    let own = category_words(schema, detail);
+    let distinct: Vec<String> = stems(value)
+        .into_iter()
+        .filter(|w| !own.contains(w) && !WEAK_WORDS.contains(&w.as_str()))
+        .collect();
+    match distinct.is_empty() {
+        true => turns_down(sentence, value),
+        false => turns_down(sentence, &distinct.join(" ")),
+    }
+}
+
+/// Negation cues that refuse the others when "other" or "else" follows them.
+const NONE_CUES: &[&str] = &["no", "nothing", "none", "nobody"];
+
+/// A sentence (folded) without the answer "No" it opens with before a clause of its own ("No
+/// that's perfect, just keep it medium" turns nothing down; "No jazz" does).
+fn unanswered(lower: &str) -> String {
+    let mut it = lower.splitn(3, ' ');
+    let (first, second) = (it.next().unwrap_or(""), it.next().unwrap_or(""));
+    if matches!(first, "no" | "nope" | "nah") && ANSWER_OPENERS.contains(&second) {
+        lower[first.len()..].to_string()
+    } else {
+        lower.to_string()
+    }
+}
+
+/// Words that begin a clause of its own after an answer.
+const ANSWER_OPENERS: &[&str] = &[
+    "that's", "that", "it's", "it", "i", "i'm", "i'd", "i've", "just", "thanks", "thank", "we",
+    "we're", "you", "actually", "sorry", "wait",
+];
+
+/// Negation cues that name a visit rather than a refusal when [`VISITS`] follows them ("can
+/// we stop by a ZephyrFuel station?", "stop at the Shell").
+const STOP_CUES: &[&str] = &["stop", "stopped", "stopping"];
+
+/// Words after "stop" by which it names a place to go.
+const VISITS: &[&str] = &["by", "at", "off", "in", "over"];
+
+/// Words before "stop" by which it is a place on the way ("make the stop a Tesla
+/// Supercharger").
+const DETERMINERS: &[&str] = &[
+    "the", "a", "an", "this", "that", "next", "our", "my", "each", "every", "first", "last",
+];
+
+/// Negation cues that name a change rather than a refusal when "to" follows them before the
+/// value ("switch to outside", "switch the ambient lights to pink").
 const TOWARD_CUES: &[&str] = &["switch", "switched", "switching", "drop", "stop"];
 
 /// `anymore` after a value in its clause, or a complaint that it is too much of something

@@ -215,6 +215,34 @@ fn a_value_the_user_names_is_stored_in_their_words_not_a_catalogue_neighbour() {
 }
 
 #[test]
+fn a_value_turned_down_is_stored_turned_down_and_said_values_keep_their_form() {
+    let dir = tempdir().unwrap();
+    let m = open(dir.path());
+    let u = user("driver");
+    let said = |text: &str, key: &str| {
+        let out = m.remember(&u, &conv(&[("user", text)])).unwrap();
+        values_of(&m, &out, key)
+    };
+    // The negation's scope decides, not the model's choice between the value and its negation.
+    let got = said(
+        "I'm not a fan of Italian food at all, never have been.",
+        "favorite_cuisine",
+    );
+    assert_eq!(got, vec!["not Italian"]);
+    // A number names its rung of a ladder of values; a name's "'s" is "is".
+    let got = said(
+        "Keep the cabin at twenty, that's always been my temperature.",
+        "preferred_temperature",
+    );
+    assert_eq!(got, vec!["20 degree Celcius"]);
+    let got = said(
+        "Greek's my favourite cuisine, I could eat it every day.",
+        "favorite_cuisine",
+    );
+    assert_eq!(got, vec!["Greek"]);
+}
+
+#[test]
 fn a_real_brand_the_catalogue_lacks_is_placed_by_its_name_and_kept_as_said() {
     // CarMem's supermarket catalogue is invented; the schema's `names` hold real chains, so a
     // sentence saying one is read as about its category, and the value is the driver's word.

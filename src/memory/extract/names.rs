@@ -556,10 +556,10 @@ mod tests {
         };
         let said = ["I never want EchoWave FM on the radio again.".to_string()];
         assert!(super::super::named_choices(&s, &radio, &said).contains(&"not EchoWave FM".into()));
-        // Nothing else named: the model chooses between the value and its negation, as before.
+        // Nothing else named: the value turned down, as before.
         assert_eq!(
             choices("I don't do the supermarket anymore."),
-            ["Supermarket", "not Supermarket"]
+            ["not Supermarket"]
         );
     }
 }

@@ -142,14 +142,19 @@ fn a_value_named_in_full_is_told_from_one_named_by_half_its_words() {
 }
 
 #[test]
-fn a_named_value_can_be_turned_down_only_when_the_sentence_negates() {
+fn a_named_value_is_offered_turned_down_only_when_the_sentence_negates() {
     let s = Schema::embedded();
     let say = |t: &str| vec![t.to_string()];
     let c = cand(&s, "favorite_genres", 0);
     assert_eq!(named_choices(&s, &c, &say("I love Jazz.")), vec!["Jazz"]);
     assert_eq!(
         named_choices(&s, &c, &say("Stop playing jazz, please.")),
-        vec!["Jazz", "not Jazz"]
+        vec!["not Jazz"]
+    );
+    // A stop on the way names no refusal.
+    assert_eq!(
+        named_choices(&s, &c, &say("Let's stop by the jazz bar.")),
+        vec!["Jazz"]
     );
     let g = grammar(&s, &[c], &say("No more jazz."), 2);
     assert!(g.contains("\"not Jazz\""), "{g}");
@@ -167,6 +172,15 @@ fn a_named_value_can_be_turned_down_only_when_the_sentence_negates() {
         named_choices(&s, &c, &say("Jazz, even if nobody else likes it.")),
         vec!["Jazz"]
     );
+}
+
+#[test]
+fn words_of_the_user_turned_down_are_offered_turned_down_only() {
+    let s = Schema::embedded();
+    let c = cand(&s, "preferred_gas_station", 0);
+    let g = grammar(&s, &[c], &["Not Esso, I won't use them.".to_string()], 2);
+    assert!(g.contains("\"not Esso\""), "{g}");
+    assert!(!g.contains("\"Esso\""), "{g}");
 }
 
 #[test]
@@ -235,7 +249,7 @@ fn a_negation_states_an_aversion_instead_of_turning_it_down() {
     let genres = cand(&s, "favorite_genres", 0);
     assert_eq!(
         named_choices(&s, &genres, &say("No more jazz.")),
-        vec!["Jazz", "not Jazz"]
+        vec!["not Jazz"]
     );
 }
 
@@ -251,15 +265,17 @@ fn a_single_value_category_takes_the_value_affirmed_over_the_one_refused() {
     );
     assert!(got.contains(&"Face".to_string()), "{got:?}");
     assert!(got.iter().all(|v| !v.starts_with("not ")), "{got:?}");
-    // Refusing the only value named still offers its negation.
+    // Refusing the only value named offers its negation alone.
     assert_eq!(
         named_choices(&s, &air, &say("Not on my feet, please.")),
-        vec!["Feet", "not Feet"]
+        vec!["not Feet"]
     );
     // In a multi-value category both stand: jazz and not rock.
     let genres = cand(&s, "favorite_genres", 0);
     let got = named_choices(&s, &genres, &say("I love jazz but not rock."));
     assert!(got.contains(&"not Rock".to_string()), "{got:?}");
+    assert!(got.contains(&"Jazz".to_string()), "{got:?}");
+    assert!(!got.contains(&"Rock".to_string()), "{got:?}");
 }
 
 #[test]

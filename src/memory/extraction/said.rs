@@ -46,11 +46,17 @@ impl Models {
                     values::wholly_named(&self.schema, only.detail, one)
                 };
                 let named: Vec<String> = named.iter().map(|v| v.to_string()).collect();
-                // Not one the sentence turns down ("not the green"): the model weighs that.
-                if named.iter().any(|v| values::turns_down(evidence, v)) {
-                    Vec::new()
-                } else {
-                    named
+                let (turned, kept): (Vec<String>, Vec<String>) = named.into_iter().partition(|v| {
+                    values::turns_down_value(&self.schema, only.detail, evidence, v)
+                });
+                match (turned.is_empty(), kept.is_empty()) {
+                    (true, _) => kept,
+                    // Beside one it turns down, the value the sentence says and does not ("I
+                    // hate it on my face, I always have it on my feet" is Feet; given Feet
+                    // alone, the 270M model answered `none`). Not a vehicle setting's.
+                    (false, false) if d.call.is_none() => kept,
+                    // Only one it turns down ("not the green"): the model weighs its negation.
+                    _ => Vec::new(),
                 }
             }
             _ => Vec::new(),

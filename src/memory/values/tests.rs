@@ -43,6 +43,40 @@ fn a_negation_turns_down_only_the_value_in_its_scope() {
         "outside"
     ));
     assert!(turns_down("Let's switch from jazz for a while.", "Jazz"));
+    // A stop on the way is a visit, not a refusal; stopping a thing is one.
+    assert!(!turns_down(
+        "Can we stop by a ZephyrFuel station?",
+        "ZephyrFuel"
+    ));
+    assert!(!turns_down("Stop at the Shell on the way.", "Shell"));
+    assert!(!turns_down(
+        "Make the stop a Tesla Supercharger.",
+        "Tesla Supercharger"
+    ));
+    assert!(!turns_down("Switch the ambient lights to pink.", "Pink"));
+    // "Instead" chooses what follows; "no other" refuses the others; an answer opens.
+    assert!(!turns_down(
+        "Check for a charger instead and make it EcoPulse.",
+        "EcoPulse"
+    ));
+    assert!(turns_down("Play rock instead of jazz.", "Jazz"));
+    assert!(!turns_down("No other genre, just jazz vibes.", "Jazz"));
+    assert!(!turns_down("No other genre just jazz vibes.", "Jazz"));
+    assert!(!turns_down("No that's perfect, keep it medium.", "Medium"));
+    assert!(turns_down("No jazz, please.", "Jazz"));
+    // A known value is read by its own words, not its category's.
+    let s = Schema::embedded();
+    let parking = s.detail_by_key("preferred_parking_type").unwrap();
+    let said = "I'm a multi-storey man, I don't bother with street parking anywhere.";
+    assert!(turns_down(said, "Parking-house"));
+    assert!(!turns_down_value(&s, parking, said, "Parking-house"));
+    assert!(turns_down_value(
+        &s,
+        parking,
+        "Never a parking house.",
+        "Parking-house"
+    ));
+    assert!(turns_down("Stop playing jazz, please.", "Jazz"));
     assert!(turns_down("Anything except Indian is fine.", "Indian"));
     assert!(!turns_down("Thai suits me, except on Mondays.", "Thai"));
     assert!(turns_down("Green is too dark for me at night.", "Green"));
