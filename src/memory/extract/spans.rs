@@ -333,11 +333,13 @@ fn sentence_name_spans(sentence: &str) -> Vec<String> {
         .next()
         .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
         .unwrap_or("");
-    // Its "'s" may be "is" (`spans_where`): "Low's how I like them" opens with "Low".
-    let first = first
+    // Its "'s" may be "is" (`spans_where`): "Low's how I like them" opens with "Low", "Thai's
+    // genuinely my favourite" with "Thai's".
+    let stem = first
         .strip_suffix("'s")
         .or(first.strip_suffix("\u{2019}s"))
         .unwrap_or(first);
+    let opens = |w: &str| w == first || w == stem;
     let mut out: Vec<String> = Vec::new();
     for clause in sentence.split([',', ';', ':', '(', ')', '"', '\u{2014}', '\u{2013}']) {
         for span in spans(clause) {
@@ -367,12 +369,12 @@ fn sentence_name_spans(sentence: &str) -> Vec<String> {
                 .all(|w| capital(w) || number(w) || linking(w) || article(w))
                 && words.iter().any(|w| capital(w) && !time(w))
                 && !dated
-                && !(words.len() == 1 && words[0] == first)
+                && !(words.len() == 1 && opens(words[0]))
                 // The sentence's first word is capitalised as any is: before an article or
                 // "on" it is a verb ("Try the Wildwood", "Stick on BBC Radio 4"), not a
                 // name's first word ("Bank of America" is one).
                 && !(words.len() > 1
-                    && words[0] == first
+                    && opens(words[0])
                     && (article(words[1]) || words[1] == "on"))
                 && words != ["I"];
             if name && !out.contains(&span) {
@@ -435,6 +437,7 @@ mod tests {
         assert_eq!(proper_names("We love Thai's food."), ["Thai's"]);
         // Capitalised as the sentence's first word, as "Low is how I like them" is.
         assert!(proper_names("Low's how I like them.").is_empty());
+        assert!(proper_names("Thai's genuinely my favourite.").is_empty());
         assert_eq!(
             proper_names("I go to Sainsbury's for the weekly shop."),
             ["Sainsbury's"]
