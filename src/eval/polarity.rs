@@ -62,7 +62,9 @@ pub fn run(
             let (stored, choices) = models.value_of(question, e.detail)?;
             let is = |v: &str, w: &str| v.eq_ignore_ascii_case(w);
             let not_x = format!("{NOT}{}", e.attribute);
-            if !choices.iter().any(|c| is(c, &e.attribute) || is(c, &not_x)) {
+            let offers_value = choices.iter().any(|c| is(c, &e.attribute));
+            let offers_not = choices.iter().any(|c| is(c, &not_x));
+            if !(offers_value || offers_not) {
                 continue;
             }
             t.named += 1;
@@ -75,9 +77,7 @@ pub fn run(
                 (false, true) => t.stored_value += 1,
                 _ => t.stored_other += 1,
             }
-            let both = choices.iter().any(|c| is(c, &e.attribute))
-                && choices.iter().any(|c| is(c, &not_x));
-            if both && (got_not || got_value) {
+            if offers_value && offers_not && (got_not || got_value) {
                 t.chose += 1;
                 t.chose_not += usize::from(got_not);
             }

@@ -127,7 +127,7 @@ fn refused(sentence: &str, value: &str, whole: bool) -> bool {
     if wanted.is_empty() {
         return false;
     }
-    let lower = unanswered(&folded(sentence));
+    let lower = without_answer_no(&folded(sentence));
     for clause in lower.split([',', '.', ';', ':', '!', '?', '(', ')']) {
         for part in words(clause).split(|w| CLAUSE_BREAKS.contains(w)) {
             let stemmed: Vec<String> = part.iter().map(|w| stems(w).join(" ")).collect();
@@ -235,7 +235,7 @@ const NONE_CUES: &[&str] = &["no", "nothing", "none", "nobody"];
 
 /// A sentence (folded) without the answer "No" it opens with before a clause of its own ("No
 /// that's perfect, just keep it medium" turns nothing down; "No jazz" does).
-fn unanswered(lower: &str) -> String {
+fn without_answer_no(lower: &str) -> String {
     let mut it = lower.splitn(3, ' ');
     let (first, second) = (it.next().unwrap_or(""), it.next().unwrap_or(""));
     if matches!(first, "no" | "nope" | "nah") && ANSWER_OPENERS.contains(&second) {
