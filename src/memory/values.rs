@@ -4,9 +4,11 @@
 //! use these; neither imports the other.
 
 mod named;
+mod stance;
 
 use crate::schema::{DetailId, Schema};
 pub use named::{known_anywhere, named_values, named_values_among, says_alias, wholly_named};
+pub use stance::stance_turned_down;
 
 /// Words and phrases (lower case, whole words) by which a user turns a preference down, switches
 /// away from it or drops it. Chosen over the dev split's maintenance questions as a whole: the
@@ -14,6 +16,7 @@ pub use named::{known_anywhere, named_values, named_values_among, says_alias, wh
 /// a value left out of a wider liking ("anything except Indian"), added beside them.
 const NEGATION_CUES: &[&str] = &[
     "not",
+    "cannot",
     "no",
     "never",
     "nothing",
@@ -100,7 +103,7 @@ const CLAUSE_BREAKS: &[&str] = &["but", "so", "because", "though", "although", "
 
 /// Value words too common to say which value a negation is about.
 const WEAK_WORDS: &[&str] = &[
-    "the", "a", "an", "of", "to", "is", "for", "and", "or", "in", "on",
+    "the", "a", "an", "of", "to", "is", "for", "and", "or", "in", "on", "with",
 ];
 
 /// Whether the sentence turns this value down: a negation cue ([`negates`]) in the same clause
@@ -127,7 +130,7 @@ fn refused(sentence: &str, value: &str, whole: bool) -> bool {
     if wanted.is_empty() {
         return false;
     }
-    let lower = without_answer_no(&folded(sentence));
+    let lower = anything_but(&without_answer_no(&folded(sentence)));
     for clause in lower.split([',', '.', ';', ':', '!', '?', '(', ')']) {
         for part in words(clause).split(|w| CLAUSE_BREAKS.contains(w)) {
             let stemmed: Vec<String> = part.iter().map(|w| stems(w).join(" ")).collect();
@@ -169,7 +172,9 @@ fn refused(sentence: &str, value: &str, whole: bool) -> bool {
                         let toward = TOWARD_CUES.contains(w) && next.contains(&"to");
                         let visit = STOP_CUES.contains(w)
                             && (noun || next.first().is_some_and(|x| VISITS.contains(x)));
-                        !(instead || others || toward || visit)
+                        // "I don't mind jazz" accepts it.
+                        let accepts = next.first() == Some(&"mind");
+                        !(instead || others || toward || visit || accepts)
                     })
                     .map(|(_, w)| *w)
                     .collect();
@@ -230,6 +235,30 @@ pub fn turns_down_value(schema: &Schema, detail: DetailId, sentence: &str, value
     }
 }
 
+/// A sentence (folded) whose "anything but X" leaves X out reads "anything except X": that
+/// "but" ends no clause. Not after a negation in its clause: "I never listen to anything but
+/// Spotify" says only Spotify.
+fn anything_but(lower: &str) -> String {
+    let mut out = String::with_capacity(lower.len());
+    let mut rest = lower;
+    while let Some(at) = ["anything but ", "everything but "]
+        .iter()
+        .filter_map(|p| rest.find(p).map(|i| (i, p.len() - "but ".len())))
+        .min()
+    {
+        let (i, head) = at;
+        let clause = rest[..i]
+            .rsplit([',', '.', ';', ':', '!', '?'])
+            .next()
+            .unwrap_or("");
+        out.push_str(&rest[..i + head]);
+        out.push_str(if negates(clause) { "but " } else { "except " });
+        rest = &rest[i + head + "but ".len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Negation cues that refuse the others when "other" or "else" follows them.
 const NONE_CUES: &[&str] = &["no", "nothing", "none", "nobody"];
 
@@ -268,15 +297,37 @@ const DETERMINERS: &[&str] = &[
 /// value ("switch to outside", "switch the ambient lights to pink").
 const TOWARD_CUES: &[&str] = &["switch", "switched", "switching", "drop", "stop"];
 
-/// `anymore` after a value in its clause, or a complaint that it is too much of something
-/// ("green is too dark for me", "blue's too cold").
+/// `anymore` after a value in its clause, a complaint that it is too much of something
+/// ("green is too dark for me", "blue's too cold"), that it is not the user's ("jazz isn't
+/// for me", "country is not really my thing", "it doesn't do it for me") or "never again".
 fn negates_after(words: &[&str]) -> bool {
+    let not_mine = |rest: &[&str]| {
+        let rest: Vec<&str> = rest
+            .iter()
+            .copied()
+            .filter(|w| !HEDGES.contains(w))
+            .collect();
+        matches!(rest.as_slice(), ["for", "me", ..] | ["my", ..])
+    };
     words.contains(&"anymore")
         || matches!(
             words,
-            ["is" | "was" | "feels" | "looks" | "seems", "too", ..] | ["too", ..]
+            ["is" | "was" | "feels" | "looks" | "seems", "too", ..]
+                | ["too", ..]
+                | ["never", "again", ..]
+                | ["doesn't" | "does", "nothing", "for", "me", ..]
+                | ["doesn't" | "don't", "do", "it", "for", "me", ..]
         )
+        // The refusal may follow the value's own noun ("country music isn't for me").
+        || (0..words.len().min(3)).any(|k| match &words[k..] {
+            ["isn't" | "aren't" | "wasn't" | "ain't", rest @ ..] => not_mine(rest),
+            ["is" | "are" | "was", "not" | "never", rest @ ..] => not_mine(rest),
+            _ => false,
+        })
 }
+
+/// Words that soften what follows without changing it ("not really for me").
+const HEDGES: &[&str] = &["really", "quite", "exactly", "just", "ever", "much"];
 
 /// Words and phrases by which a user says a thing does not matter to them.
 const SHRUG_CUES: &[&str] = &[

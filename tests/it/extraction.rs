@@ -240,6 +240,17 @@ fn a_value_turned_down_is_stored_turned_down_and_said_values_keep_their_form() {
         "favorite_cuisine",
     );
     assert_eq!(got, vec!["Greek"]);
+    // A refusal after the value; a stance ("Yes") turned down by the words that name it.
+    let got = said(
+        "Country music isn't really for me, so keep it off the playlists.",
+        "favorite_genres",
+    );
+    assert_eq!(got, vec!["not Country"]);
+    let got = said(
+        "I don't need handicapped parking anymore, my knee is fine now.",
+        "need_for_handicapped_accessible_parking",
+    );
+    assert_eq!(got, vec!["not Yes"]);
 }
 
 #[test]

@@ -61,6 +61,15 @@ impl Models {
             }
             _ => Vec::new(),
         };
+        // A stance the sentence turns down by the words that name it, naming no value ("I
+        // don't need handicapped parking anymore"): its other value, or `not Yes`
+        // ([`values::stance_turned_down`]; the 270M model answered Yes to every CarMem dev
+        // question that does so for this stance).
+        let named = match named.is_empty() && d.call.is_none() {
+            true => values::stance_turned_down(&self.schema, only.detail, evidence)
+                .map_or(named, |v| vec![v]),
+            false => named,
+        };
         // A category whose one stance is its only value besides "does not matter" (covered
         // parking: Yes): a sentence the gate and the offer decision found stating a
         // preference in it, that names nothing, neither shrugs nor negates, takes that

@@ -98,6 +98,27 @@ fn a_negation_turns_down_only_the_value_in_its_scope() {
 }
 
 #[test]
+fn a_refusal_said_after_the_value_or_by_anything_but() {
+    assert!(turns_down("Country isn't really for me.", "Country"));
+    assert!(turns_down("Country music isn't really for me.", "Country"));
+    assert!(turns_down("Honestly country is not my thing.", "Country"));
+    assert!(turns_down("Shell never again after last time.", "Shell"));
+    assert!(turns_down("That station doesn't do it for me.", "station"));
+    assert!(turns_down("Anything but country, please.", "Country"));
+    assert!(turns_down("I cannot stand country music.", "Country"));
+    // After a negation, "anything but" says only.
+    assert!(!turns_down("I never play anything but country.", "Country"));
+    // Said of the value, but not refusing it.
+    assert!(!turns_down("Country is my thing.", "Country"));
+    assert!(!turns_down("I don't mind a bit of country.", "Country"));
+    assert!(!turns_down(
+        "Country isn't on right now, put it on.",
+        "Country"
+    ));
+    assert!(!turns_down("I like country, but not too loud.", "Country"));
+}
+
+#[test]
 fn spoken_numbers_are_written_as_digits() {
     assert_eq!(
         digits("Set temperature twenty-five degrees"),

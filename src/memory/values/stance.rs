@@ -1,0 +1,134 @@
+//! A stance the user turns down: a choice category whose value `Yes` says the category holds
+//! ("Need for Handicapped Accessible Parking": Yes) is never said by that word, so the
+//! negation rule ([`super::turns_down`]) cannot read it on the value. It reads it on the words
+//! that name the stance ([`stance_words`]): "I don't need handicapped parking anymore", "no
+//! need for the green options" turn the stance down.
+
+use super::{aversive, indifferent_values, stems, turns_down, NOT, WEAK_WORDS};
+use crate::schema::{DetailId, Schema, ValueKind};
+
+/// The value by which a choice category says it holds.
+const STANCE: &str = "Yes";
+
+/// The words that name a category's stance: the words of its name after the head it opens
+/// with ("Need for", "Preference for", "Willingness to"), that no other category of the
+/// schema has in its name ("handicapped", "accessible"; "covered"; "security"; "pay",
+/// "extra", "green"). Empty when the name has none of its own.
+fn stance_words(schema: &Schema, detail: DetailId) -> Vec<String> {
+    let name = &schema.detail(detail).name;
+    let words = stems(name);
+    // After the first weak word: what the stance is about, not the head ("need", "preference").
+    let from = words
+        .iter()
+        .position(|w| WEAK_WORDS.contains(&w.as_str()))
+        .map_or(0, |i| i + 1);
+    let others: Vec<String> = schema
+        .details()
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != detail.index())
+        .flat_map(|(_, d)| stems(&d.name))
+        .collect();
+    words[from..]
+        .iter()
+        .filter(|w| !WEAK_WORDS.contains(&w.as_str()) && !others.contains(w))
+        .cloned()
+        .collect()
+}
+
+/// The value to store when the sentence turns down the stance of a choice category with a
+/// `Yes` value ([`STANCE`]) without naming any value: the one other value that takes a stance
+/// ("No (cheapest prefered)" of *Willingness to Pay Extra for Green Fuel*), else `not Yes`.
+/// `None` when the category has no such value, is itself an aversion ("Willingness to Take
+/// Longer Route to Avoid Traffic": "avoid traffic" states it), or the sentence turns none of its
+/// stance words down.
+pub fn stance_turned_down(schema: &Schema, detail: DetailId, sentence: &str) -> Option<String> {
+    let d = schema.detail(detail);
+    if d.kind != ValueKind::Choice || aversive(&d.name) {
+        return None;
+    }
+    let stance = d
+        .attributes
+        .iter()
+        .find(|a| a.eq_ignore_ascii_case(STANCE))?;
+    let words = stance_words(schema, detail);
+    if !words.iter().any(|w| turns_down(sentence, w)) {
+        return None;
+    }
+    // Not a value that says the stance does not matter: "avoid covered parking, I prefer the
+    // open air" is no shrug.
+    let indifferent = indifferent_values(schema, detail);
+    let mut others = d
+        .attributes
+        .iter()
+        .filter(|a| *a != stance && !indifferent.contains(&a.as_str()));
+    Some(match (others.next(), others.next()) {
+        (Some(one), None) => one.clone(),
+        _ => format!("{NOT}{stance}"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(schema: &Schema, k: &str) -> DetailId {
+        schema.detail_by_key(k).unwrap()
+    }
+
+    #[test]
+    fn stance_words_are_the_names_own() {
+        let s = Schema::embedded();
+        let w = stance_words(&s, key(&s, "need_for_handicapped_accessible_parking"));
+        assert!(w.contains(&"handicapped".to_string()), "{w:?}");
+        assert!(!w.contains(&"need".to_string()) && !w.contains(&"parking".to_string()));
+        assert_eq!(
+            stance_words(&s, key(&s, "preference_for_covered_parking")),
+            ["covered"]
+        );
+        assert_eq!(
+            stance_words(&s, key(&s, "preference_for_parking_with_security")),
+            ["security"]
+        );
+    }
+
+    #[test]
+    fn a_stance_turned_down_is_its_other_value_or_not_yes() {
+        let s = Schema::embedded();
+        let hc = key(&s, "need_for_handicapped_accessible_parking");
+        let green = key(&s, "willingness_to_pay_extra_for_green_fuel");
+        let traffic = key(&s, "willingness_to_take_longer_route_to_avoid_traffic");
+        let down = |d, t: &str| stance_turned_down(&s, d, t);
+        assert_eq!(
+            down(hc, "I don't need handicapped parking anymore.").as_deref(),
+            Some("not Yes")
+        );
+        assert_eq!(
+            down(hc, "Find standard parking, no need for handicapped access.").as_deref(),
+            Some("not Yes")
+        );
+        assert_eq!(down(hc, "Locate parking with handicapped access."), None);
+        assert_eq!(
+            down(green, "I'm not interested in paying extra for green fuel.").as_deref(),
+            Some("No (cheapest prefered)")
+        );
+        assert_eq!(down(green, "Find stations with green fuel options."), None);
+        assert_eq!(
+            down(green, "I don't mind paying a bit more for green fuel."),
+            None
+        );
+        assert_eq!(
+            down(
+                key(&s, "preference_for_parking_with_security"),
+                "Park anywhere, no security needed."
+            )
+            .as_deref(),
+            Some("not Yes")
+        );
+        // An aversion's own "avoid" states the stance.
+        assert_eq!(
+            down(traffic, "Avoid traffic even if it takes longer."),
+            None
+        );
+    }
+}
