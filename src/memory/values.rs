@@ -1,7 +1,9 @@
 //! Matching values in the user's words: the negation cues by which a user turns a value down
-//! ([`negates`]), how a turned-down value is written ([`NOT`], [`negation_of`]), and which of a
-//! category's known values a sentence names ([`named_values`]). Extraction and maintenance both
-//! use these; neither imports the other.
+//! ([`negates`]) and their scope before and after the value ([`turns_down`]), how a
+//! turned-down value is written ([`NOT`], [`negation_of`]), a stance turned down by the words
+//! that name it ([`stance_turned_down`]), and which of a category's known values a sentence
+//! names ([`named_values`]). Extraction and maintenance both use these; neither imports the
+//! other.
 
 mod named;
 mod stance;
