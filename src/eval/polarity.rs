@@ -5,9 +5,11 @@
 //! cash payment"). Each question whose words name the entry's value is run through
 //! extraction's value step alone ([`Models::value_of`]: its category offered, as past the gate
 //! and the offer decision), and what is stored is compared with what the negation rule
-//! ([`values::turns_down`]) says of the same words. Where the rule turns the value down, the
-//! model is given both the value and its negation to choose from; this measures whose call
-//! that should be.
+//! ([`values::turns_down`]) says of the same words. Until stop 54, where the rule turned the
+//! value down, the model was given both the value and its negation to choose from, and
+//! `model_chose` counted how it chose (the measure that moved the call to the rule); since then
+//! a value turned down is offered only as its negation, so `model_chose` stays 0 unless some
+//! path offers both again.
 
 use serde_json::{json, Value};
 

@@ -243,12 +243,12 @@ pub fn turns_down_value(schema: &Schema, detail: DetailId, sentence: &str, value
 fn anything_but(lower: &str) -> String {
     let mut out = String::with_capacity(lower.len());
     let mut rest = lower;
-    while let Some(at) = ["anything but ", "everything but "]
+    // Where the next phrase starts, and the length of its word before "but ".
+    while let Some((i, head)) = ["anything but ", "everything but "]
         .iter()
         .filter_map(|p| rest.find(p).map(|i| (i, p.len() - "but ".len())))
         .min()
     {
-        let (i, head) = at;
         let clause = rest[..i]
             .rsplit([',', '.', ';', ':', '!', '?'])
             .next()

@@ -103,9 +103,7 @@ impl Models {
         let protos = self.prototypes()?;
         self.judge(conversation, statements, &protos, exclude, (&[], None))
     }
-}
 
-impl Models {
     /// The values extraction stores from one sentence offered one category, as it runs in
     /// [`Models::extract`] past the gate and the offer decision, and the choices the model was
     /// given (empty when it decodes the user's words): `glovebox eval polarity` measures on

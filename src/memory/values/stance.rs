@@ -51,8 +51,10 @@ pub fn stance_turned_down(schema: &Schema, detail: DetailId, sentence: &str) -> 
         .attributes
         .iter()
         .find(|a| a.eq_ignore_ascii_case(STANCE))?;
+    // Any one of them turned down turns the stance down (`turns_down` reads each word of a
+    // value on its own).
     let words = stance_words(schema, detail);
-    if !words.iter().any(|w| turns_down(sentence, w)) {
+    if words.is_empty() || !turns_down(sentence, &words.join(" ")) {
         return None;
     }
     // Not a value that says the stance does not matter: "avoid covered parking, I prefer the
