@@ -123,6 +123,15 @@ pub struct ExtractionConfig {
     /// (`config/gate-one-off.json`; `config/gate-lasting.json`, fitted with CarMem's other user
     /// sentences as negatives, holds more pending). Read only with `hold_one_off`.
     pub one_off_gate: Option<PathBuf>,
+    /// A value the user names and the negation rule does not turn down is stored turned down
+    /// (`not <value>`) when the refusal model reads its evidence sentence as turning down what
+    /// it names (`memory::extraction::refusal`); off: the rule alone.
+    pub refuse_by_model: bool,
+    /// The refusal model (`memory::gate`'s format, from `glovebox eval polarity --fit
+    /// --write`; a layer other than the preference gate's costs one more embedder pass where it
+    /// reads a sentence); `None` uses the built-in one
+    /// (`config/refusal.json`). Read only with `refuse_by_model`.
+    pub refusal: Option<PathBuf>,
     /// The lasting track's offer decision (`memory::offer`'s format, fitted with the one-off
     /// gate); `None` uses the built-in one (`config/offer-lasting-beside.json`). Read only with
     /// `hold_one_off`, `lasting_offers` and `offers = "model"`.
@@ -235,6 +244,8 @@ impl Default for ExtractionConfig {
             gate_threshold: None,
             hold_one_off: true,
             one_off_gate: None,
+            refuse_by_model: true,
+            refusal: None,
             one_off_offer: None,
             lasting_offers: false,
         }

@@ -8,6 +8,8 @@ use anyhow::{bail, Context, Result};
 use clap::Subcommand;
 
 use super::Output;
+
+mod polarity;
 use crate::config::Config;
 
 #[derive(Debug, Subcommand)]
@@ -178,6 +180,13 @@ pub enum EvalCommand {
         /// Write one JSON line per question naming its value.
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
+        /// Instead: fit the refusal model (does a sentence turn down what it names?) on the
+        /// questions and report it cross-validated over this many folds of users.
+        #[arg(long, value_name = "FOLDS")]
+        fit: Option<usize>,
+        /// With --fit: save the refusal model fitted on all questions (config/refusal.json).
+        #[arg(long, value_name = "FILE", requires = "fit")]
+        write: Option<PathBuf>,
     },
     /// What extraction sees in a conversation: per speaker and user sentence, the gate's
     /// probability, the offer decision's, the one-off gate's and the best categories (why
@@ -239,21 +248,12 @@ pub fn eval(cfg: Config, command: EvalCommand, out: Output) -> Result<()> {
             write,
             beside,
         } => eval_offers(cfg, &cases, (write.as_deref(), beside.as_deref()), out),
-        EvalCommand::Polarity { carmem, out: rows } => {
-            let models = crate::memory::Models::load(&cfg)?;
-            let users = crate::eval::carmem::load(&carmem, models.schema(), None)?;
-            let mut file = rows_file(rows.as_deref())?;
-            let report = crate::eval::polarity::run(
-                &models,
-                &users,
-                file.as_mut().map(|f| f as &mut dyn Write),
-            )?;
-            if let Some(f) = file.as_mut() {
-                f.flush().context("cannot write the results file")?;
-            }
-            out.print_value(&report, || format!("{report:#}\n"));
-            Ok(())
-        }
+        EvalCommand::Polarity {
+            carmem,
+            out: rows,
+            fit,
+            write,
+        } => polarity::eval_polarity(cfg, &carmem, (rows.as_deref(), fit, write.as_deref()), out),
         EvalCommand::Cases { data, out: rows } => eval_cases(cfg, &data, rows.as_deref(), out),
         EvalCommand::VehicleMemBench {
             history,
@@ -457,7 +457,7 @@ fn explain(
                 let mut line = serde_json::json!({
                     "speaker": part.speaker.as_str(), "sentence": s.sentence,
                     "gate": s.gate, "passes": s.passes, "offer": s.offer, "best": best,
-                    "condition": s.condition, "lasting": s.lasting,
+                    "condition": s.condition, "lasting": s.lasting, "refusal": s.refusal,
                 });
                 if let Some(id) = id {
                     line["case"] = serde_json::json!(id);

@@ -11,5 +11,6 @@ pub mod lines;
 pub mod metrics;
 pub mod offers;
 pub mod polarity;
+pub mod refusal;
 pub mod relevance;
 pub mod vmb;

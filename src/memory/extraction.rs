@@ -8,6 +8,7 @@ use std::time::Instant;
 mod context;
 mod explain;
 mod lasting;
+mod refusal;
 mod rows;
 mod said;
 
@@ -136,8 +137,10 @@ impl Models {
             Counters::add(&self.counters.groups, 1);
             let (answer, conf, decoded) = self.answer(&sentences, &group)?;
             let full = extract::full_answer(&self.schema, &group, &answer);
-            for mut item in extract::parse(&self.schema, &full, &group, &sentences, &conf)? {
-                let at = (sentences.as_slice(), group[0].sentence);
+            let items = extract::parse(&self.schema, &full, &group, &sentences, &conf)?;
+            let s = group[0].sentence;
+            for mut item in self.read_polarity(items, (&vecs[s], &taps[s]))? {
+                let at = (sentences.as_slice(), s);
                 item.one_off = self.one_off(&item, at, lasting.as_ref());
                 let dup = out
                     .items

@@ -25,6 +25,11 @@ pub const FORMAT: &str = "glovebox-gate v1";
 /// The gate shipped in the binary (`config/gate.json`).
 pub const DEFAULT_GATE: &str = include_str!("../../config/gate.json");
 
+/// The refusal model shipped in the binary (`config/refusal.json`): the same format, read of a
+/// sentence as the gate reads it, `P(the sentence turns down what it names)`
+/// (`glovebox eval polarity --fit`; `extraction.refusal`).
+pub const REFUSAL: &str = include_str!("../../config/refusal.json");
+
 /// The one-off gate shipped in the binary (`config/gate-one-off.json`): the same data with
 /// CarMem's revealing sentences that are one-off requests read as negatives and its other user
 /// sentences left unlabelled (`eval gate --labels --others unlabelled`;
@@ -34,12 +39,12 @@ pub const ONE_OFF_GATE: &str = include_str!("../../config/gate-one-off.json");
 /// Why a gate file cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum GateError {
-    #[error("cannot read preference gate {path}: {source}")]
+    #[error("cannot read model file {path}: {source}")]
     Read {
         path: String,
         source: std::io::Error,
     },
-    #[error("preference gate {path}: {problem}")]
+    #[error("model file {path}: {problem}")]
     Invalid { path: String, problem: String },
 }
 

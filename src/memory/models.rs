@@ -30,6 +30,9 @@ pub struct Models {
     /// The lasting track (`extraction.hold_one_off`): tells a lasting preference from a
     /// one-off request; `None` when off.
     pub(super) lasting: Option<super::extraction::LastingTrack>,
+    /// Reads whether a sentence turns down what it names (`extraction.refuse_by_model`);
+    /// `None` when off.
+    pub(super) refusal: Option<gate::Gate>,
     /// The offer decision with the threshold in force; `None` under `offers = "margin"`.
     pub(super) offer: Option<offer::OfferModel>,
     /// Decides which recalled preferences matter for an utterance at all.
@@ -66,6 +69,14 @@ impl Models {
             Some(lasting_track(cfg, &gate)?)
         } else {
             None
+        };
+        let refusal = match cfg.extraction.refuse_by_model {
+            true => Some(gate::Gate::load_or(
+                cfg.extraction.refusal.as_deref(),
+                (gate::REFUSAL, "(built-in config/refusal.json)"),
+                EMBED_DIM,
+            )?),
+            false => None,
         };
         let offer = offer_decision(
             cfg,
@@ -104,6 +115,20 @@ impl Models {
         if let Some(after) = gate.layer {
             embedder.call(move |e| e.check_tap(after))??;
         }
+        // The refusal model may read another layer than the gate (a schema's own gate, the
+        // vehicle one, reads none): it then embeds its sentence again.
+        if let Some(after) = refusal.as_ref().and_then(|m| m.layer) {
+            let name = cfg.extraction.refusal.as_ref().map_or_else(
+                || "(built-in config/refusal.json)".to_string(),
+                |p| p.display().to_string(),
+            );
+            embedder
+                .call(move |e| e.check_tap(after))?
+                .map_err(|e| gate::GateError::Invalid {
+                    path: name,
+                    problem: e.to_string(),
+                })?;
+        }
         Ok(Arc::new(Models {
             cfg: cfg.clone(),
             extract_prefix: extract::prompt_prefix(&schema).into(),
@@ -113,6 +138,7 @@ impl Models {
             llm: OnceLock::new(),
             gate,
             lasting,
+            refusal,
             offer,
             relevance,
             prototypes: OnceLock::new(),
@@ -390,27 +416,11 @@ fn lasting_track(
     first: &gate::Gate,
 ) -> Result<super::extraction::LastingTrack, MemoryError> {
     let x = &cfg.extraction;
-    let name = x.one_off_gate.as_ref().map_or_else(
-        || "(built-in config/gate-one-off.json)".to_string(),
-        |p| p.display().to_string(),
-    );
-    let g = gate::Gate::load_or(
+    let g = beside_gate(
         x.one_off_gate.as_deref(),
-        (gate::ONE_OFF_GATE, &name),
-        EMBED_DIM,
+        (gate::ONE_OFF_GATE, "config/gate-one-off.json"),
+        first,
     )?;
-    // It reads the pooling the preference gate is given, from the same embedder pass.
-    if g.layer != first.layer {
-        return Err(gate::GateError::Invalid {
-            path: name,
-            problem: format!(
-                "reads the embedder after layer {:?}, the preference gate after {:?}: a one-off \
-                 gate must read the same layer",
-                g.layer, first.layer
-            ),
-        }
-        .into());
-    }
     // Its offer decision is read only when it offers.
     let offer = if x.lasting_offers {
         offer_decision(
@@ -425,6 +435,33 @@ fn lasting_track(
         None
     };
     Ok(super::extraction::LastingTrack { gate: g, offer })
+}
+
+/// A model in the gate's format read beside the preference gate `first` (the file at `path`,
+/// or the built-in `builtin`: its text and file name), checked to read the pooling the
+/// preference gate is given, from the same embedder pass.
+fn beside_gate(
+    path: Option<&std::path::Path>,
+    builtin: (&str, &str),
+    first: &gate::Gate,
+) -> Result<gate::Gate, MemoryError> {
+    let name = path.map_or_else(
+        || format!("(built-in {})", builtin.1),
+        |p| p.display().to_string(),
+    );
+    let g = gate::Gate::load_or(path, (builtin.0, &name), EMBED_DIM)?;
+    if g.layer != first.layer {
+        return Err(gate::GateError::Invalid {
+            path: name,
+            problem: format!(
+                "reads the embedder after layer {:?}, the preference gate after {:?}: it must \
+                 read the same layer",
+                g.layer, first.layer
+            ),
+        }
+        .into());
+    }
+    Ok(g)
 }
 
 /// An offer decision (the file at `path`, or `builtin`: its text and how errors name it);

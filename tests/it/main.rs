@@ -14,6 +14,7 @@ mod faults;
 mod hardening;
 mod occupants;
 mod pending;
+mod polarity;
 mod privacy;
 mod remember;
 mod serve;

@@ -24,6 +24,9 @@ pub struct SentenceView {
     /// The one-off gate's probability that it states a lasting preference (below its
     /// threshold, a preference from it is held pending): `None` when the lasting track is off.
     pub lasting: Option<f32>,
+    /// The refusal model's probability that it turns down what it names
+    /// (`memory::extraction::refusal`): `None` when `extraction.refuse_by_model` is off.
+    pub refusal: Option<f32>,
 }
 
 /// Statements with their embeddings and the gate's pooling of each.
@@ -64,12 +67,16 @@ impl Models {
                 best.truncate(top);
                 SentenceView {
                     condition: condition::find(&sentence),
-                    sentence,
                     gate,
                     passes,
                     best,
                     offer,
                     lasting: lasting.as_ref().map(|l| l[i]),
+                    refusal: self
+                        .refusal
+                        .as_ref()
+                        .map(|m| m.probability(&vecs[i], &taps[i], &sentence)),
+                    sentence,
                 }
             })
             .collect())
@@ -105,7 +112,8 @@ impl Models {
     }
 
     /// The values extraction stores from one sentence offered one category, as it runs in
-    /// [`Models::extract`] past the gate and the offer decision, and the choices the model was
+    /// [`Models::extract`] past the gate and the offer decision (the refusal model's reading
+    /// too), and the choices the model was
     /// given (empty when it decodes the user's words): `glovebox eval polarity` measures on
     /// these whether a value the user turns down is stored turned down.
     pub fn value_of(
@@ -123,6 +131,8 @@ impl Models {
         let (answer, conf, _) = self.answer(&sentences, &offered)?;
         let full = extract::full_answer(&self.schema, &offered, &answer);
         let items = extract::parse(&self.schema, &full, &offered, &sentences, &conf)?;
+        let (vecs, taps) = self.embed_sentences(&sentences)?;
+        let items = self.read_polarity(items, (&vecs[0], &taps[0]))?;
         Ok((items.into_iter().map(|e| e.attribute).collect(), choices))
     }
 }

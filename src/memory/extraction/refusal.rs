@@ -1,0 +1,85 @@
+//! A value the user names and turns down in words the negation rule does not read, stored
+//! turned down by the refusal model ([`Models::polarity_by_model`]).
+//!
+//! The negation rule (`values::turns_down`) reads a cue in the value's clause: "not jazz", "no
+//! more jazz", "jazz isn't for me". A driver also turns a value down in words no cue list
+//! holds ("I've gone off Italian food lately, find me something different"); extraction then
+//! stored the value as liked. The refusal model reads the evidence sentence as the gate
+//! does (its embedding, the pooling after the gate's layer, its words: one embedder pass) and
+//! gives the probability that it turns down what it names; it was fitted on CarMem's
+//! maintenance questions, which say a value again or turn it down (`eval polarity --fit`,
+//! cross-validated by user), with the sentences of CarMem's extraction conversations that
+//! reveal a value as liked beside them (without those, the model read 9 % of them as
+//! refusals). Its threshold is strict: a liked value stored turned down is a false memory too.
+
+use super::super::extract::{proper_names, Extracted};
+use super::super::{values, MemoryError, Models};
+use crate::schema::ValueKind;
+
+impl Models {
+    /// `items`, the preferences one evidence sentence gave (`read`: its vector and pooling),
+    /// with the refusal model's reading of the value when it gave one
+    /// ([`Models::polarity_by_model`]).
+    pub(super) fn read_polarity(
+        &self,
+        mut items: Vec<Extracted>,
+        read: (&[f32], &[f32]),
+    ) -> Result<Vec<Extracted>, MemoryError> {
+        if let [item] = items.as_mut_slice() {
+            if let Some(v) = self.polarity_by_model(item, read)? {
+                item.attribute = v;
+            }
+        }
+        Ok(items)
+    }
+
+    /// The value to store instead of `item`'s, the one preference its evidence sentence gave,
+    /// by the refusal model (`read`: the sentence's vector and pooling): a value the user
+    /// names, liked, where no negation cue turns it down, that the model reads the sentence as
+    /// turning down at its threshold, stored turned down (`not <value>`). Only a value of the
+    /// user's words (said in the sentence, and no other known value or name said beside it, so
+    /// that what the sentence turns down can only be it) of a category that likes (not an
+    /// aversion, whose negation states it, nor a vehicle setting, nor a number or a switch).
+    pub(super) fn polarity_by_model(
+        &self,
+        item: &Extracted,
+        (vec, tap): (&[f32], &[f32]),
+    ) -> Result<Option<String>, MemoryError> {
+        let Some(model) = self.refusal.as_ref() else {
+            return Ok(None);
+        };
+        let d = self.schema.detail(item.detail);
+        let (v, evidence) = (item.attribute.as_str(), item.sentence.as_str());
+        let likes = matches!(d.kind, ValueKind::Choice | ValueKind::Text)
+            && d.call.is_none()
+            && !values::aversive(&d.name)
+            && !values::aversive(v);
+        if !likes || values::turned_down(v).is_some() || !values::says_words(evidence, v) {
+            return Ok(None);
+        }
+        let one = std::slice::from_ref(&item.sentence);
+        let others_named = values::named_values(&self.schema, item.detail, one)
+            .iter()
+            .any(|n| !n.eq_ignore_ascii_case(v));
+        let own = values::stems(v);
+        let other_names = proper_names(evidence)
+            .iter()
+            .any(|n| values::stems(n).iter().any(|w| !own.contains(w)));
+        if others_named || other_names || values::turns_down(evidence, v) {
+            return Ok(None);
+        }
+        // Read from extraction's embedder pass when the model reads the gate's layer, else
+        // embedded again.
+        let p = match model.layer == self.gate.layer {
+            true => model.probability(vec, tap, evidence),
+            false => match self
+                .embed_tapped(vec![item.sentence.clone()], model.layer)?
+                .pop()
+            {
+                Some((vec, tap)) => model.probability(&vec, &tap, evidence),
+                None => return Ok(None),
+            },
+        };
+        Ok(model.passes(p).then(|| format!("{}{v}", values::NOT)))
+    }
+}

@@ -1,0 +1,121 @@
+//! Issue 13: a value the user turns down is stored turned down, also where no negation cue
+//! says so (the refusal model, `memory::extraction::refusal`), and a liked value stays liked.
+
+use glovebox::conversation::Conversation;
+use glovebox::memory::Memory;
+use tempfile::tempdir;
+
+use crate::common::{config, glovebox, user};
+
+/// What one user sentence stores in the category `key`.
+fn stored(m: &Memory, text: &str, key: &str) -> Vec<String> {
+    let c = serde_json::json!([{"role": "user", "text": text}]);
+    let out = m
+        .remember(&user("driver"), &Conversation::from_value(&c).unwrap())
+        .unwrap();
+    let d = m.schema().detail_by_key(key).unwrap();
+    out.iter()
+        .filter(|o| o.preference.detail == d)
+        .map(|o| o.preference.attribute.clone())
+        .collect()
+}
+
+#[test]
+fn a_refusal_no_cue_names_is_stored_turned_down_and_a_liked_value_stays_liked() {
+    let gone_off = "I've gone off Italian food lately, find me something different.";
+    let loved = "Jazz is what I play on every long drive, I love it.";
+    let dir = tempdir().unwrap();
+    let m = Memory::open(dir.path(), config()).unwrap();
+    assert_eq!(
+        stored(&m, gone_off, "favorite_cuisine"),
+        vec!["not Italian"]
+    );
+    assert_eq!(stored(&m, loved, "favorite_genres"), vec!["Jazz"]);
+    // Without the model the negation rule alone reads no cue in those words ("off" is none,
+    // "something different" comes after the value): Italian is stored as liked.
+    let dir = tempdir().unwrap();
+    let mut cfg = config();
+    cfg.extraction.refuse_by_model = false;
+    let m = Memory::open(dir.path(), cfg).unwrap();
+    assert_eq!(stored(&m, gone_off, "favorite_cuisine"), vec!["Italian"]);
+    assert_eq!(stored(&m, loved, "favorite_genres"), vec!["Jazz"]);
+}
+
+#[cfg(feature = "harness")]
+#[test]
+fn eval_polarity_fits_a_refusal_model_the_runtime_reads_and_refuses_what_cannot_be_read() {
+    let dir = tempdir().unwrap();
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/carmem_one_user.jsonl");
+    let model = dir.path().join("refusal.json");
+    let out = glovebox()
+        .args(["--json", "eval", "polarity", "--fit", "0", "--carmem"])
+        .arg(&data)
+        .arg("--write")
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(r["fitted_on"]["questions"].as_u64().unwrap() > 0, "{r}");
+    assert!(
+        r["fitted_on"]["revealing_sentences"].as_u64().unwrap() > 0,
+        "{r}"
+    );
+    assert_eq!(r["layer"], 3, "{r}");
+    // The runtime reads the model it wrote.
+    let mut cfg = config();
+    cfg.extraction.refusal = Some(model.clone());
+    assert!(Memory::open(&dir.path().join("a"), cfg).is_ok());
+
+    // Cross-validation by user needs as many users as folds.
+    let out = glovebox()
+        .args(["eval", "polarity", "--fit", "5", "--carmem"])
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("at least 5 users"), "{err}");
+
+    // A model that reads an embedder layer MiniLM lacks, or is no model, is refused with its
+    // path, and nothing is opened; one that reads another layer than the preference gate is
+    // read from a pass of its own.
+    let mut text: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    text["layer"] = serde_json::json!(7);
+    let deep = dir.path().join("deep-layer.json");
+    std::fs::write(&deep, text.to_string()).unwrap();
+    let broken = dir.path().join("broken.json");
+    std::fs::write(&broken, "{\"format\": \"glovebox-gate v1\"").unwrap();
+    for (file, says) in [(&deep, "layer"), (&broken, "broken.json")] {
+        let mut cfg = config();
+        cfg.extraction.refusal = Some(file.clone());
+        let err = Memory::open(&dir.path().join("b"), cfg)
+            .err()
+            .expect("refused");
+        let msg = err.to_string();
+        assert!(
+            msg.contains(says) && msg.contains(&file.display().to_string()),
+            "{msg}"
+        );
+    }
+    text["layer"] = serde_json::json!(2);
+    let other = dir.path().join("other-layer.json");
+    std::fs::write(&other, text.to_string()).unwrap();
+    let mut cfg = config();
+    cfg.extraction.refusal = Some(other);
+    let m = Memory::open(&dir.path().join("c"), cfg).unwrap();
+    assert_eq!(
+        stored(
+            &m,
+            "Jazz is what I play on every long drive, I love it.",
+            "favorite_genres"
+        ),
+        vec!["Jazz"]
+    );
+}
