@@ -85,11 +85,10 @@ fn samples(schema: &Schema, users: &[EvalUser]) -> Vec<Sample> {
 }
 
 /// Fits the refusal model on every `equal` and `negate` question of `users` and the sentences
-/// that reveal their values, reading the
-/// embedder's pooling after `layer` (the preference gate's) and [`WORDS`] word buckets; reports
-/// it cross-validated over `folds` folds of users (below 2: no report), beside the negation
-/// rule ([`values::turns_down`]) alone and the rule or the model. Returns the report and the
-/// model fitted on all questions, with [`THRESHOLD`].
+/// that reveal their values, reading the embedder's pooling after `layer` (the preference
+/// gate's) and [`WORDS`] word buckets; reports it cross-validated over `folds` folds of users
+/// (below 2: no report), beside the negation rule ([`values::turns_down`]) alone and the rule
+/// or the model. Returns the report and the model fitted on all of them, with [`THRESHOLD`].
 pub fn run(
     models: &Models,
     users: &[EvalUser],
@@ -146,11 +145,8 @@ pub fn run(
             (r * 1000.0).round() / 1000.0
         };
         let said = |says: &dyn Fn(usize) -> bool| share_of(kind(false, true), says);
-        let share = |refuses: bool, says: &dyn Fn(usize) -> bool| {
-            let of = kind(refuses, false);
-            let r = of.iter().filter(|&&i| says(i)).count() as f64 / of.len().max(1) as f64;
-            (r * 1000.0).round() / 1000.0
-        };
+        let share =
+            |refuses: bool, says: &dyn Fn(usize) -> bool| share_of(kind(refuses, false), says);
         let by_threshold: Vec<Value> = THRESHOLDS
             .iter()
             .map(|&t| {

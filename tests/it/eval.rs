@@ -210,7 +210,7 @@ fn eval_offers_fits_a_model_the_runtime_loads_and_reports_it_held_out() {
 }
 
 #[test]
-fn eval_explain_shows_gate_offer_one_off_gate_and_best_categories_per_sentence() {
+fn eval_explain_shows_gate_offer_one_off_gate_refusal_and_best_categories_per_sentence() {
     let conv = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/conversations/climate.json");
     let r = json_output(
         glovebox()
@@ -229,6 +229,27 @@ fn eval_explain_shows_gate_offer_one_off_gate_and_best_categories_per_sentence()
             .as_f64()
             .expect("the one-off gate's probability");
         assert!((0.0..=1.0).contains(&lasting), "{l}");
+        // So does the refusal model (on by default).
+        let refusal = l["refusal"]
+            .as_f64()
+            .expect("the refusal model's probability");
+        assert!((0.0..=1.0).contains(&refusal), "{l}");
+    }
+    // Under the vehicle configuration, whose gate reads no layer, the refusal model (which
+    // reads layer 3) is read from an embedder pass of its own.
+    let vehicle = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/glovebox-vehicle.toml");
+    let v = json_output(
+        glovebox()
+            .arg("--config")
+            .arg(&vehicle)
+            .args(["--json", "eval", "explain", "--conversation"])
+            .arg(&conv),
+    );
+    for l in v.as_array().unwrap() {
+        let refusal = l["refusal"]
+            .as_f64()
+            .expect("the refusal model's probability");
+        assert!((0.0..=1.0).contains(&refusal), "{l}");
     }
     let stated = lines
         .iter()

@@ -5,7 +5,7 @@ use glovebox::conversation::Conversation;
 use glovebox::memory::Memory;
 use tempfile::tempdir;
 
-use crate::common::{config, glovebox, user};
+use crate::common::{config, glovebox, json_output, user};
 
 /// What one user sentence stores in the category `key`.
 fn stored(m: &Memory, text: &str, key: &str) -> Vec<String> {
@@ -48,19 +48,13 @@ fn eval_polarity_fits_a_refusal_model_the_runtime_reads_and_refuses_what_cannot_
     let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/carmem_one_user.jsonl");
     let model = dir.path().join("refusal.json");
-    let out = glovebox()
-        .args(["--json", "eval", "polarity", "--fit", "0", "--carmem"])
-        .arg(&data)
-        .arg("--write")
-        .arg(&model)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let r = json_output(
+        glovebox()
+            .args(["--json", "eval", "polarity", "--fit", "0", "--carmem"])
+            .arg(&data)
+            .arg("--write")
+            .arg(&model),
     );
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(r["fitted_on"]["questions"].as_u64().unwrap() > 0, "{r}");
     assert!(
         r["fitted_on"]["revealing_sentences"].as_u64().unwrap() > 0,

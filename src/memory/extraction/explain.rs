@@ -50,6 +50,14 @@ impl Models {
             .read_lasting((&sentences, &vecs, &taps))?
             .map(|l| l.gate);
         let conv_top = extract::strongest(&scores, &passes);
+        let refusal = match self.refusal.as_ref() {
+            Some(m) => Some(
+                (0..sentences.len())
+                    .map(|i| self.refusal_probability(m, (&vecs[i], &taps[i]), &sentences[i]))
+                    .collect::<Result<Vec<f32>, MemoryError>>()?,
+            ),
+            None => None,
+        };
         Ok(sentences
             .into_iter()
             .zip(gates.into_iter().zip(passes).zip(scores))
@@ -72,10 +80,7 @@ impl Models {
                     best,
                     offer,
                     lasting: lasting.as_ref().map(|l| l[i]),
-                    refusal: self
-                        .refusal
-                        .as_ref()
-                        .map(|m| m.probability(&vecs[i], &taps[i], &sentence)),
+                    refusal: refusal.as_ref().map(|r| r[i]),
                     sentence,
                 }
             })

@@ -5,7 +5,8 @@
 //! more jazz", "jazz isn't for me". A driver also turns a value down in words no cue list
 //! holds ("I've gone off Italian food lately, find me something different"); extraction then
 //! stored the value as liked. The refusal model reads the evidence sentence as the gate
-//! does (its embedding, the pooling after the gate's layer, its words: one embedder pass) and
+//! does (its embedding, the pooling after the gate's layer, its words: the embedder pass
+//! extraction already ran, when it reads the gate's layer) and
 //! gives the probability that it turns down what it names; it was fitted on CarMem's
 //! maintenance questions, which say a value again or turn it down (`eval polarity --fit`,
 //! cross-validated by user), with the sentences of CarMem's extraction conversations that
@@ -13,6 +14,7 @@
 //! refusals). Its threshold is strict: a liked value stored turned down is a false memory too.
 
 use super::super::extract::{proper_names, Extracted};
+use super::super::gate::Gate;
 use super::super::{values, MemoryError, Models};
 use crate::schema::ValueKind;
 
@@ -68,18 +70,24 @@ impl Models {
         if others_named || other_names || values::turns_down(evidence, v) {
             return Ok(None);
         }
-        // Read from extraction's embedder pass when the model reads the gate's layer, else
-        // embedded again.
-        let p = match model.layer == self.gate.layer {
-            true => model.probability(vec, tap, evidence),
-            false => match self
-                .embed_tapped(vec![item.sentence.clone()], model.layer)?
-                .pop()
-            {
-                Some((vec, tap)) => model.probability(&vec, &tap, evidence),
-                None => return Ok(None),
-            },
-        };
+        let p = self.refusal_probability(model, (vec, tap), evidence)?;
         Ok(model.passes(p).then(|| format!("{}{v}", values::NOT)))
+    }
+
+    /// The refusal model's probability for `sentence`, from extraction's embedder pass
+    /// (`read`: its vector and the pooling after the preference gate's layer) when the model
+    /// reads the gate's layer, else embedded again (under the vehicle gate, which reads none).
+    pub(super) fn refusal_probability(
+        &self,
+        model: &Gate,
+        (vec, tap): (&[f32], &[f32]),
+        sentence: &str,
+    ) -> Result<f32, MemoryError> {
+        if model.layer == self.gate.layer {
+            return Ok(model.probability(vec, tap, sentence));
+        }
+        let mut again = self.embed_tapped(vec![sentence.to_string()], model.layer)?;
+        let (vec, tap) = again.pop().unwrap_or_default();
+        Ok(model.probability(&vec, &tap, sentence))
     }
 }
