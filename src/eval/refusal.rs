@@ -141,8 +141,7 @@ pub fn run(
                 .collect::<Vec<usize>>()
         };
         let share_of = |of: Vec<usize>, says: &dyn Fn(usize) -> bool| {
-            let r = of.iter().filter(|&&i| says(i)).count() as f64 / of.len().max(1) as f64;
-            (r * 1000.0).round() / 1000.0
+            super::cases::ratio(of.iter().filter(|&&i| says(i)).count(), of.len())
         };
         let said = |says: &dyn Fn(usize) -> bool| share_of(kind(false, true), says);
         let share =

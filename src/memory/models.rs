@@ -70,14 +70,6 @@ impl Models {
         } else {
             None
         };
-        let refusal = match cfg.extraction.refuse_by_model {
-            true => Some(gate::Gate::load_or(
-                cfg.extraction.refusal.as_deref(),
-                (gate::REFUSAL, "(built-in config/refusal.json)"),
-                EMBED_DIM,
-            )?),
-            false => None,
-        };
         let offer = offer_decision(
             cfg,
             cfg.extraction.offer_model.as_deref(),
@@ -115,20 +107,26 @@ impl Models {
         if let Some(after) = gate.layer {
             embedder.call(move |e| e.check_tap(after))??;
         }
-        // The refusal model may read another layer than the gate (a schema's own gate, the
-        // vehicle one, reads none): it then embeds its sentence again.
-        if let Some(after) = refusal.as_ref().and_then(|m| m.layer) {
-            let name = cfg.extraction.refusal.as_ref().map_or_else(
-                || "(built-in config/refusal.json)".to_string(),
-                |p| p.display().to_string(),
-            );
-            embedder
-                .call(move |e| e.check_tap(after))?
-                .map_err(|e| gate::GateError::Invalid {
-                    path: name,
-                    problem: e.to_string(),
-                })?;
-        }
+        let refusal = match cfg.extraction.refuse_by_model {
+            true => {
+                let (m, name) = gate_file(
+                    cfg.extraction.refusal.as_deref(),
+                    (gate::REFUSAL, "config/refusal.json"),
+                )?;
+                // It may read another layer than the gate (a schema's own gate, the vehicle
+                // one, reads none): it then embeds its sentence again.
+                if let Some(after) = m.layer {
+                    embedder.call(move |e| e.check_tap(after))?.map_err(|e| {
+                        gate::GateError::Invalid {
+                            path: name,
+                            problem: e.to_string(),
+                        }
+                    })?;
+                }
+                Some(m)
+            }
+            false => None,
+        };
         Ok(Arc::new(Models {
             cfg: cfg.clone(),
             extract_prefix: extract::prompt_prefix(&schema).into(),
@@ -416,11 +414,22 @@ fn lasting_track(
     first: &gate::Gate,
 ) -> Result<super::extraction::LastingTrack, MemoryError> {
     let x = &cfg.extraction;
-    let g = beside_gate(
+    let (g, name) = gate_file(
         x.one_off_gate.as_deref(),
         (gate::ONE_OFF_GATE, "config/gate-one-off.json"),
-        first,
     )?;
+    // It reads the pooling the preference gate is given, from the same embedder pass.
+    if g.layer != first.layer {
+        return Err(gate::GateError::Invalid {
+            path: name,
+            problem: format!(
+                "reads the embedder after layer {:?}, the preference gate after {:?}: a one-off \
+                 gate must read the same layer",
+                g.layer, first.layer
+            ),
+        }
+        .into());
+    }
     // Its offer decision is read only when it offers.
     let offer = if x.lasting_offers {
         offer_decision(
@@ -437,31 +446,18 @@ fn lasting_track(
     Ok(super::extraction::LastingTrack { gate: g, offer })
 }
 
-/// A model in the gate's format read beside the preference gate `first` (the file at `path`,
-/// or the built-in `builtin`: its text and file name), checked to read the pooling the
-/// preference gate is given, from the same embedder pass.
-fn beside_gate(
+/// A model in the gate's format: the file at `path`, or the built-in one (`builtin`: its text
+/// and file name); with the name its errors give it.
+fn gate_file(
     path: Option<&std::path::Path>,
     builtin: (&str, &str),
-    first: &gate::Gate,
-) -> Result<gate::Gate, MemoryError> {
+) -> Result<(gate::Gate, String), MemoryError> {
     let name = path.map_or_else(
         || format!("(built-in {})", builtin.1),
         |p| p.display().to_string(),
     );
     let g = gate::Gate::load_or(path, (builtin.0, &name), EMBED_DIM)?;
-    if g.layer != first.layer {
-        return Err(gate::GateError::Invalid {
-            path: name,
-            problem: format!(
-                "reads the embedder after layer {:?}, the preference gate after {:?}: it must \
-                 read the same layer",
-                g.layer, first.layer
-            ),
-        }
-        .into());
-    }
-    Ok(g)
+    Ok((g, name))
 }
 
 /// An offer decision (the file at `path`, or `builtin`: its text and how errors name it);
