@@ -140,10 +140,6 @@ pub struct ExtractionConfig {
     /// find (a lasting statement the preference gate's track misses), besides telling which
     /// offers are one-off requests.
     pub lasting_offers: bool,
-    /// A closed detail's value the user did not name is chosen by the LLM with its bias for
-    /// the values' order divided out (contextual calibration against a content-free sentence,
-    /// `memory::extraction::calibrate`); off: the model's own pick.
-    pub calibrate_choices: bool,
 }
 
 /// How a preference sentence is judged to offer its best category ([`ExtractionConfig::offers`]).
@@ -252,7 +248,6 @@ impl Default for ExtractionConfig {
             refusal: None,
             one_off_offer: None,
             lasting_offers: false,
-            calibrate_choices: false,
         }
     }
 }

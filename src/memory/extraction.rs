@@ -5,7 +5,6 @@
 
 use std::time::Instant;
 
-mod calibrate;
 mod context;
 mod explain;
 mod lasting;
@@ -356,19 +355,10 @@ impl Models {
             Vec::new()
         };
         options.extend(named.iter().map(|v| format!(" {v}")));
-        // A closed detail's value the user did not name: the model's pick among all of them,
-        // its bias for their order divided out (`calibrate`).
-        let guessed = match offered {
-            [only] if self.cfg.extraction.calibrate_choices => Some(only).filter(|c| {
-                self.schema.detail(c.detail).kind == ValueKind::Choice
-                    && extract::named_choices(&self.schema, c, sentences).is_empty()
-            }),
-            _ => None,
-        };
-        let choice = match (named.is_empty(), guessed) {
-            (true, _) => None,
-            (false, Some(only)) => self.calibrated_choice(llm, request.clone(), only, &options)?,
-            (false, None) => llm.choose(request.clone(), options.clone())?,
+        let choice = if named.is_empty() {
+            None
+        } else {
+            llm.choose(request.clone(), options.clone())?
         };
         let (text, conf, decoded) = match choice {
             Some(c) => {

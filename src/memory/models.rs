@@ -46,9 +46,6 @@ pub struct Models {
     /// Recent extraction answers by (prompt, grammar). Greedy decoding is deterministic, so an
     /// identical request (the same conversation remembered again) reuses the answer.
     pub(super) answers: Mutex<HashMap<(String, String), Answer>>,
-    /// Per closed detail, the LLM's probability of `none` and each value on a content-free
-    /// sentence (`extraction.calibrate_choices`), asked once.
-    pub(super) choice_priors: Mutex<HashMap<DetailId, Vec<f32>>>,
     /// Sentence vectors embedded ahead of extraction ([`Models::embed_ahead`]), each taken out
     /// when extraction uses it: empty unless a caller embeds ahead.
     ahead: Mutex<HashMap<String, Tapped>>,
@@ -146,7 +143,6 @@ impl Models {
             prior: OnceLock::new(),
             embedder_id: OnceLock::new(),
             answers: Mutex::new(HashMap::new()),
-            choice_priors: Mutex::new(HashMap::new()),
             ahead: Mutex::new(HashMap::new()),
             counters: Default::default(),
         }))
