@@ -39,11 +39,10 @@ pub const ONE_OFF_GATE: &str = include_str!("../../config/gate-one-off.json");
 /// Why a gate file cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum GateError {
-    #[error("cannot read model file {path}: {source}")]
-    Read {
-        path: String,
-        source: std::io::Error,
-    },
+    // The io error is said in the message and so is not marked as its source: a printer of
+    // the error chain would say it twice.
+    #[error("cannot read model file {path}: {error}")]
+    Read { path: String, error: std::io::Error },
     #[error("model file {path}: {problem}")]
     Invalid { path: String, problem: String },
 }
@@ -162,9 +161,9 @@ impl Gate {
         match path {
             None => Gate::parse(builtin.0, builtin.1, dim),
             Some(p) => {
-                let text = std::fs::read_to_string(p).map_err(|source| GateError::Read {
+                let text = std::fs::read_to_string(p).map_err(|error| GateError::Read {
                     path: p.display().to_string(),
-                    source,
+                    error,
                 })?;
                 Gate::parse(&text, &p.display().to_string(), dim)
             }

@@ -383,8 +383,18 @@ fn a_missing_or_mismatched_one_off_gate_is_named() {
     let mut c = config();
     c.extraction.hold_one_off = true;
     c.extraction.one_off_gate = Some(dir.path().join("no-such-gate.json"));
-    let e = open(c, "a");
+    let e = open(c.clone(), "a");
     assert!(e.contains("no-such-gate.json"), "{e}");
+    // The error chain, as the CLI prints it, says why once.
+    let err = Memory::open(&dir.path().join("a2"), c).err().unwrap();
+    let mut chain = vec![err.to_string()];
+    let mut at: Option<&dyn std::error::Error> = std::error::Error::source(&err);
+    while let Some(e) = at {
+        chain.push(e.to_string());
+        at = e.source();
+    }
+    let why = std::fs::read("/no/such/file").unwrap_err().to_string();
+    assert_eq!(chain.join(": ").matches(&why).count(), 1, "{chain:?}");
     let mut c = config();
     c.extraction.hold_one_off = true;
     c.extraction.lasting_offers = true;
