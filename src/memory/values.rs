@@ -405,12 +405,21 @@ const INDIFFERENT_WORDS: &[&str] = &[
 ];
 
 /// The category's does-not-matter values when the sentence shrugs ([`shrugs`],
-/// [`indifferent_values`]); empty otherwise.
+/// [`indifferent_values`]); empty otherwise, and when it says another of its values in full
+/// and does not turn it down: the shrug is then at something else ("I always go for the
+/// cheapest petrol, whatever the brand" is Always cheapest).
 pub fn shrugged_values<'a>(schema: &'a Schema, detail: DetailId, sentence: &str) -> Vec<&'a str> {
-    if shrugs(sentence) {
-        indifferent_values(schema, detail)
-    } else {
+    if !shrugs(sentence) {
+        return Vec::new();
+    }
+    let indifferent = indifferent_values(schema, detail);
+    let stance = wholly_named(schema, detail, &[sentence.to_string()])
+        .into_iter()
+        .any(|v| !indifferent.contains(&v) && !turns_down_value(schema, detail, sentence, v));
+    if stance {
         Vec::new()
+    } else {
+        indifferent
     }
 }
 

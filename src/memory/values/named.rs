@@ -208,6 +208,8 @@ pub fn says_alias(schema: &Schema, detail: DetailId, value: &str, text: &str) ->
 
 /// The most words of an alias of `value` ([`Detail::value_aliases`]) that the sentences say in
 /// full (`said`: their stems) without turning it down ("don't recirculate" names nothing).
+/// In an aversion ("Avoidance of Specific Road Types", "Dairy-Free") turning down is what
+/// names it, as with the value's own words: "Avoid motorways" names Highways.
 fn alias_said(
     d: &crate::schema::Detail,
     value: &str,
@@ -215,12 +217,14 @@ fn alias_said(
     sentences: &[String],
 ) -> Option<usize> {
     let (_, aliases) = d.value_aliases.iter().find(|(v, _)| v == value)?;
+    let aversion = super::aversive(&d.name) || super::aversive(value);
     aliases
         .iter()
         .filter_map(|p| {
             let words = stems(p);
             let whole = !words.is_empty() && words.iter().all(|w| said.contains(w));
-            (whole && !sentences.iter().any(|s| super::turns_down(s, p))).then_some(words.len())
+            let kept = aversion || !sentences.iter().any(|s| super::turns_down(s, p));
+            (whole && kept).then_some(words.len())
         })
         .max()
 }
@@ -291,5 +295,19 @@ mod tests {
             named_values(&vehicle, video, &said("I only watch in full HD.")),
             ["1080p"]
         );
+    }
+
+    #[test]
+    fn an_alias_turned_down_names_the_value_of_an_aversion() {
+        let s = Schema::embedded();
+        let said = |t: &str| vec![t.to_string()];
+        let roads = s.detail_by_key("avoidance_of_specific_road_types").unwrap();
+        for t in [
+            "Avoid motorways whenever you can, I always do.",
+            "I hate motorways, I always go the A-road way.",
+            "Keep me off the motorway.",
+        ] {
+            assert_eq!(named_values(&s, roads, &said(t)), ["Highways"], "{t}");
+        }
     }
 }

@@ -185,6 +185,26 @@ fn shrugs_and_indifferent_values() {
     );
     let genres = schema.detail_by_key("favorite_genres").unwrap();
     assert!(indifferent_values(&schema, genres).is_empty());
+    // A shrug at something else, beside a value of the category said in full.
+    let fuel = schema.detail_by_key("price_sensitivity_for_fuel").unwrap();
+    for said in [
+        "I always go for the cheapest petrol, whatever the brand.",
+        "I always go for the cheapest gas around, I don't care about the brand.",
+    ] {
+        assert!(shrugged_values(&schema, fuel, said).is_empty(), "{said}");
+    }
+    assert_eq!(
+        shrugged_values(&schema, fuel, "Whatever it costs, I don't care."),
+        ["Price is irrelevant"]
+    );
+    assert_eq!(
+        shrugged_values(
+            &schema,
+            covered,
+            "I don't care if the parking is covered or not."
+        ),
+        ["Indifferent to Covered Parking"]
+    );
 }
 
 #[test]
