@@ -11,11 +11,8 @@ pub const DEFAULT_CONFIG_TOML: &str = include_str!("../config/glovebox.toml");
 /// Errors in reading a configuration file.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("cannot read config file {path}: {source}")]
-    Read {
-        path: String,
-        source: std::io::Error,
-    },
+    #[error("cannot read config file {path}: {error}")]
+    Read { path: String, error: std::io::Error },
     #[error("config file {path}: {message}")]
     Invalid { path: String, message: String },
 }
@@ -297,7 +294,7 @@ impl Config {
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
             path: path.display().to_string(),
-            source,
+            error: source,
         })?;
         Config::from_toml(&text, &path.display().to_string())
     }

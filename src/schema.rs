@@ -183,11 +183,8 @@ pub enum CategoryRef {
 /// Errors in loading a schema or resolving a category name against it.
 #[derive(Debug, thiserror::Error)]
 pub enum SchemaError {
-    #[error("cannot read schema file {path}: {source}")]
-    Read {
-        path: String,
-        source: std::io::Error,
-    },
+    #[error("cannot read schema file {path}: {error}")]
+    Read { path: String, error: std::io::Error },
     #[error("schema is not valid TOML: {0}")]
     Toml(#[from] toml::de::Error),
     #[error("schema: {0}")]
@@ -222,7 +219,7 @@ impl Schema {
     pub fn load(path: &Path) -> Result<Schema, SchemaError> {
         let text = std::fs::read_to_string(path).map_err(|source| SchemaError::Read {
             path: path.display().to_string(),
-            source,
+            error: source,
         })?;
         Schema::from_toml(&text)
     }

@@ -154,7 +154,7 @@ pub struct QuickOptions<'a> {
 pub fn quick(cfg: &Config, opts: &QuickOptions) -> Result<Value, EvalError> {
     let scratch = tempfile::tempdir().map_err(|source| EvalError::Read {
         path: std::env::temp_dir().display().to_string(),
-        source,
+        error: source,
     })?;
     let models = Models::load(cfg)?;
     let memory = populate(&scratch.path().join("data"), &models, 100)?;

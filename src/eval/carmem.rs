@@ -42,11 +42,8 @@ use crate::schema::{DetailId, Schema};
 /// Errors of the evaluation.
 #[derive(Debug, thiserror::Error)]
 pub enum EvalError {
-    #[error("cannot read {path}: {source}")]
-    Read {
-        path: String,
-        source: std::io::Error,
-    },
+    #[error("cannot read {path}: {error}")]
+    Read { path: String, error: std::io::Error },
     #[error("{path}, line {line}: {problem}")]
     Data {
         path: String,
@@ -102,7 +99,7 @@ pub fn load(
 ) -> Result<Vec<EvalUser>, EvalError> {
     let text = std::fs::read_to_string(path).map_err(|source| EvalError::Read {
         path: path.display().to_string(),
-        source,
+        error: source,
     })?;
     parse(&text, &path.display().to_string(), schema, users)
 }

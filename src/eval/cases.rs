@@ -94,7 +94,7 @@ pub fn parse(text: &str, origin: &str, schema: &Schema) -> Result<Vec<Case>, Eva
 pub fn load(path: &Path, schema: &Schema) -> Result<Vec<Case>, EvalError> {
     let text = std::fs::read_to_string(path).map_err(|source| EvalError::Read {
         path: path.display().to_string(),
-        source,
+        error: source,
     })?;
     parse(&text, &path.display().to_string(), schema)
 }

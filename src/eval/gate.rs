@@ -151,7 +151,7 @@ pub fn kvret_samples(path: &Path) -> Result<Vec<Sample>, EvalError> {
     let origin = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|source| EvalError::Read {
         path: origin.clone(),
-        source,
+        error: source,
     })?;
     let dialogues = kvret_dialogues(&text, &origin)?;
     let mut out = Vec::new();
@@ -177,13 +177,13 @@ pub fn vmb_samples(dir: &Path, step: usize) -> Result<Vec<Sample>, EvalError> {
     let read = |p: &Path| {
         std::fs::read_to_string(p).map_err(|source| EvalError::Read {
             path: p.display().to_string(),
-            source,
+            error: source,
         })
     };
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .map_err(|source| EvalError::Read {
             path: dir.display().to_string(),
-            source,
+            error: source,
         })?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "txt"))

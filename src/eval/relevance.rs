@@ -383,7 +383,7 @@ pub fn load_requests(
     let read = |p: &std::path::Path| {
         std::fs::read_to_string(p).map_err(|source| EvalError::Read {
             path: p.display().to_string(),
-            source,
+            error: source,
         })
     };
     if !path.is_dir() {
@@ -448,7 +448,7 @@ pub fn load_unrelated(path: &std::path::Path) -> Result<Vec<String>, super::carm
     let origin = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|source| super::carmem::EvalError::Read {
         path: origin.clone(),
-        source,
+        error: source,
     })?;
     if text.trim_start().starts_with('[') {
         let mut out = Vec::new();

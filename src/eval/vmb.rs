@@ -95,7 +95,7 @@ struct RawQuestion {
 fn read(path: &Path) -> Result<String, EvalError> {
     std::fs::read_to_string(path).map_err(|source| EvalError::Read {
         path: path.display().to_string(),
-        source,
+        error: source,
     })
 }
 

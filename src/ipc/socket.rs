@@ -16,10 +16,10 @@ pub enum ServeError {
     Locked(PathBuf),
     #[error("socket activation: {0}")]
     Activation(String),
-    #[error("socket {path}: {source}")]
+    #[error("socket {path}: {error}")]
     Socket {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
 }
 
@@ -40,7 +40,7 @@ impl DataDirLock {
             .open(&path)
             .map_err(|source| ServeError::Socket {
                 path: path.clone(),
-                source,
+                error: source,
             })?;
         // SAFETY: flock on a file descriptor this function owns; no memory is involved.
         let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
@@ -56,7 +56,7 @@ impl DataDirLock {
 pub fn bind(path: &Path) -> Result<UnixListener, ServeError> {
     let err = |source| ServeError::Socket {
         path: path.to_path_buf(),
-        source,
+        error: source,
     };
     if path.exists() {
         if std::os::unix::net::UnixStream::connect(path).is_ok() {

@@ -121,7 +121,7 @@ impl Memory {
         // The index files are durable (`VectorIndex::save`) before the state that names them.
         crate::durable::write(&state_path, &state).map_err(|source| MemoryError::DataDir {
             path: state_path.clone(),
-            source,
+            error: source,
         })
     }
 

@@ -95,10 +95,10 @@ pub enum MemoryError {
     NotFound { user: String, id: PreferenceId },
     #[error("preference {id} of user {user} is not pending confirmation (it is already active)")]
     NotPending { user: String, id: PreferenceId },
-    #[error("cannot use data directory {path}: {source}")]
+    #[error("cannot use data directory {path}: {error}")]
     DataDir {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
 }
 
@@ -163,7 +163,7 @@ impl Memory {
     pub fn open_with(dir: &Path, models: Arc<Models>) -> Result<Memory, MemoryError> {
         std::fs::create_dir_all(dir).map_err(|source| MemoryError::DataDir {
             path: dir.to_path_buf(),
-            source,
+            error: source,
         })?;
         let schema = models.schema.clone();
         let store = Store::open(&dir.join(STORE_FILE), schema.clone())?;

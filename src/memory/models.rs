@@ -368,7 +368,7 @@ impl Models {
         let text = match path {
             Some(p) => std::fs::read_to_string(p).map_err(|source| MemoryError::DataDir {
                 path: p.to_path_buf(),
-                source,
+                error: source,
             })?,
             // The built-in texts are labelled with CarMem's categories: with another schema
             // only the lines of categories it has are kept (none, for one without them).

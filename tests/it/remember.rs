@@ -205,6 +205,25 @@ fn the_command_line_remembers_recalls_lists_and_refuses_bad_input() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown category"));
 
+    // A file that cannot be read is named, and why said once (not again as its source).
+    let why = std::fs::read("/no/such/file").unwrap_err().to_string();
+    for args in [
+        vec![
+            "--config",
+            "/no/such/glovebox.toml",
+            "prefs",
+            "list",
+            "--user",
+            "ann",
+        ],
+        vec!["eval", "cases", "--data", "/no/such/cases.jsonl"],
+    ] {
+        let out = glovebox_on(dir.path()).args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains("/no/such/"), "{err}");
+        assert_eq!(err.matches(&why).count(), 1, "{err}");
+    }
+
     let out = glovebox_on(dir.path())
         .args(["--json", "prefs", "list", "--user", "ann"])
         .output()

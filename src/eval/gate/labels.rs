@@ -33,7 +33,7 @@ pub fn read_labels(path: &Path) -> Result<HashSet<String>, EvalError> {
     let origin = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|source| EvalError::Read {
         path: origin.clone(),
-        source,
+        error: source,
     })?;
     let mut out = HashSet::new();
     for line in lines::non_empty(&text, &origin) {

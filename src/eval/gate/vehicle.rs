@@ -32,7 +32,7 @@ pub fn vehicle_samples(
     let read = |p: &Path| {
         std::fs::read_to_string(p).map_err(|source| EvalError::Read {
             path: p.display().to_string(),
-            source,
+            error: source,
         })
     };
     let norm = |s: &str| s.replace(['\u{2019}', '`'], "'");
