@@ -11,6 +11,7 @@ pub const DEFAULT_CONFIG_TOML: &str = include_str!("../config/glovebox.toml");
 /// Errors in reading a configuration file.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
+    // The io error is in the message, not marked as the source (see `MemoryError::DataDir`).
     #[error("cannot read config file {path}: {error}")]
     Read { path: String, error: std::io::Error },
     #[error("config file {path}: {message}")]
@@ -292,9 +293,9 @@ impl Config {
 
     /// Reads a configuration file.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        let text = std::fs::read_to_string(path).map_err(|error| ConfigError::Read {
             path: path.display().to_string(),
-            error: source,
+            error,
         })?;
         Config::from_toml(&text, &path.display().to_string())
     }

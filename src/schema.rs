@@ -183,6 +183,7 @@ pub enum CategoryRef {
 /// Errors in loading a schema or resolving a category name against it.
 #[derive(Debug, thiserror::Error)]
 pub enum SchemaError {
+    // The io error is in the message, not marked as the source (see `MemoryError::DataDir`).
     #[error("cannot read schema file {path}: {error}")]
     Read { path: String, error: std::io::Error },
     #[error("schema is not valid TOML: {0}")]
@@ -217,9 +218,9 @@ impl Schema {
 
     /// Loads and validates a schema file.
     pub fn load(path: &Path) -> Result<Schema, SchemaError> {
-        let text = std::fs::read_to_string(path).map_err(|source| SchemaError::Read {
+        let text = std::fs::read_to_string(path).map_err(|error| SchemaError::Read {
             path: path.display().to_string(),
-            error: source,
+            error,
         })?;
         Schema::from_toml(&text)
     }

@@ -152,9 +152,9 @@ pub struct QuickOptions<'a> {
 /// Runs a quick version of the latency benches and returns the figures as JSON: medians in
 /// milliseconds, the reference each is compared with, the ratios and whether each budget is met.
 pub fn quick(cfg: &Config, opts: &QuickOptions) -> Result<Value, EvalError> {
-    let scratch = tempfile::tempdir().map_err(|source| EvalError::Read {
+    let scratch = tempfile::tempdir().map_err(|error| EvalError::Read {
         path: std::env::temp_dir().display().to_string(),
-        error: source,
+        error,
     })?;
     let models = Models::load(cfg)?;
     let memory = populate(&scratch.path().join("data"), &models, 100)?;

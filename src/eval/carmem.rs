@@ -42,6 +42,7 @@ use crate::schema::{DetailId, Schema};
 /// Errors of the evaluation.
 #[derive(Debug, thiserror::Error)]
 pub enum EvalError {
+    // The io error is in the message, not marked as the source (see `MemoryError::DataDir`).
     #[error("cannot read {path}: {error}")]
     Read { path: String, error: std::io::Error },
     #[error("{path}, line {line}: {problem}")]
@@ -97,9 +98,9 @@ pub fn load(
     schema: &Schema,
     users: Option<usize>,
 ) -> Result<Vec<EvalUser>, EvalError> {
-    let text = std::fs::read_to_string(path).map_err(|source| EvalError::Read {
+    let text = std::fs::read_to_string(path).map_err(|error| EvalError::Read {
         path: path.display().to_string(),
-        error: source,
+        error,
     })?;
     parse(&text, &path.display().to_string(), schema, users)
 }

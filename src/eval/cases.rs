@@ -92,9 +92,9 @@ pub fn parse(text: &str, origin: &str, schema: &Schema) -> Result<Vec<Case>, Eva
 
 /// Reads a cases file.
 pub fn load(path: &Path, schema: &Schema) -> Result<Vec<Case>, EvalError> {
-    let text = std::fs::read_to_string(path).map_err(|source| EvalError::Read {
+    let text = std::fs::read_to_string(path).map_err(|error| EvalError::Read {
         path: path.display().to_string(),
-        error: source,
+        error,
     })?;
     parse(&text, &path.display().to_string(), schema)
 }

@@ -149,9 +149,9 @@ pub fn carmem_samples(
 /// The driver sentences of a KVRET file (all negative), each dialogue its own group.
 pub fn kvret_samples(path: &Path) -> Result<Vec<Sample>, EvalError> {
     let origin = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| EvalError::Read {
+    let text = std::fs::read_to_string(path).map_err(|error| EvalError::Read {
         path: origin.clone(),
-        error: source,
+        error,
     })?;
     let dialogues = kvret_dialogues(&text, &origin)?;
     let mut out = Vec::new();
@@ -175,15 +175,15 @@ pub fn kvret_samples(path: &Path) -> Result<Vec<Sample>, EvalError> {
 /// (label noise the regularised fit tolerates).
 pub fn vmb_samples(dir: &Path, step: usize) -> Result<Vec<Sample>, EvalError> {
     let read = |p: &Path| {
-        std::fs::read_to_string(p).map_err(|source| EvalError::Read {
+        std::fs::read_to_string(p).map_err(|error| EvalError::Read {
             path: p.display().to_string(),
-            error: source,
+            error,
         })
     };
     let mut files: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|source| EvalError::Read {
+        .map_err(|error| EvalError::Read {
             path: dir.display().to_string(),
-            error: source,
+            error,
         })?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "txt"))

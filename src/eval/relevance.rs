@@ -381,9 +381,9 @@ pub fn load_requests(
 ) -> Result<Vec<(String, usize)>, super::carmem::EvalError> {
     use super::carmem::EvalError;
     let read = |p: &std::path::Path| {
-        std::fs::read_to_string(p).map_err(|source| EvalError::Read {
+        std::fs::read_to_string(p).map_err(|error| EvalError::Read {
             path: p.display().to_string(),
-            error: source,
+            error,
         })
     };
     if !path.is_dir() {
@@ -446,9 +446,9 @@ pub fn load_unrelated(path: &std::path::Path) -> Result<Vec<String>, super::carm
     use super::gate::{kvret_dialogues, Intent};
     use crate::conversation::Role;
     let origin = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| super::carmem::EvalError::Read {
+    let text = std::fs::read_to_string(path).map_err(|error| super::carmem::EvalError::Read {
         path: origin.clone(),
-        error: source,
+        error,
     })?;
     if text.trim_start().starts_with('[') {
         let mut out = Vec::new();

@@ -93,9 +93,9 @@ struct RawQuestion {
 }
 
 fn read(path: &Path) -> Result<String, EvalError> {
-    std::fs::read_to_string(path).map_err(|source| EvalError::Read {
+    std::fs::read_to_string(path).map_err(|error| EvalError::Read {
         path: path.display().to_string(),
-        error: source,
+        error,
     })
 }
 

@@ -16,6 +16,7 @@ pub enum ServeError {
     Locked(PathBuf),
     #[error("socket activation: {0}")]
     Activation(String),
+    // The io error is in the message, not marked as the source (see `MemoryError::DataDir`).
     #[error("socket {path}: {error}")]
     Socket {
         path: PathBuf,
@@ -38,9 +39,9 @@ impl DataDirLock {
             .truncate(false)
             .write(true)
             .open(&path)
-            .map_err(|source| ServeError::Socket {
+            .map_err(|error| ServeError::Socket {
                 path: path.clone(),
-                error: source,
+                error,
             })?;
         // SAFETY: flock on a file descriptor this function owns; no memory is involved.
         let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
@@ -54,9 +55,9 @@ impl DataDirLock {
 /// Binds the socket with mode 0600. A socket file left by a crashed server is replaced; one a
 /// live server answers on is not.
 pub fn bind(path: &Path) -> Result<UnixListener, ServeError> {
-    let err = |source| ServeError::Socket {
+    let err = |error| ServeError::Socket {
         path: path.to_path_buf(),
-        error: source,
+        error,
     };
     if path.exists() {
         if std::os::unix::net::UnixStream::connect(path).is_ok() {

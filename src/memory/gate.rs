@@ -39,8 +39,7 @@ pub const ONE_OFF_GATE: &str = include_str!("../../config/gate-one-off.json");
 /// Why a gate file cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum GateError {
-    // The io error is said in the message and so is not marked as its source: a printer of
-    // the error chain would say it twice.
+    // The io error is in the message, not marked as the source (see `MemoryError::DataDir`).
     #[error("cannot read model file {path}: {error}")]
     Read { path: String, error: std::io::Error },
     #[error("model file {path}: {problem}")]

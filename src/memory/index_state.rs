@@ -119,9 +119,9 @@ impl Memory {
         st.index.save(&index_path)?;
         let state = serde_json::to_vec(&self.saved_state(st.fingerprint)).expect("serialises");
         // The index files are durable (`VectorIndex::save`) before the state that names them.
-        crate::durable::write(&state_path, &state).map_err(|source| MemoryError::DataDir {
+        crate::durable::write(&state_path, &state).map_err(|error| MemoryError::DataDir {
             path: state_path.clone(),
-            error: source,
+            error,
         })
     }
 

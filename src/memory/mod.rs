@@ -95,8 +95,15 @@ pub enum MemoryError {
     NotFound { user: String, id: PreferenceId },
     #[error("preference {id} of user {user} is not pending confirmation (it is already active)")]
     NotPending { user: String, id: PreferenceId },
+    // An io error is said in the message and not marked as the source: the command line
+    // prints an error's chain, and would say it twice.
     #[error("cannot use data directory {path}: {error}")]
     DataDir {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("cannot read {path}: {error}")]
+    ReadFile {
         path: PathBuf,
         error: std::io::Error,
     },
@@ -161,9 +168,9 @@ impl Memory {
     /// index from the store when it is missing or out of step. The memory runs under the
     /// models' configuration ([`Models::config`], the one owner of the `Config`).
     pub fn open_with(dir: &Path, models: Arc<Models>) -> Result<Memory, MemoryError> {
-        std::fs::create_dir_all(dir).map_err(|source| MemoryError::DataDir {
+        std::fs::create_dir_all(dir).map_err(|error| MemoryError::DataDir {
             path: dir.to_path_buf(),
-            error: source,
+            error,
         })?;
         let schema = models.schema.clone();
         let store = Store::open(&dir.join(STORE_FILE), schema.clone())?;

@@ -366,9 +366,9 @@ impl Models {
         default: &str,
     ) -> Result<Vec<(DetailId, extract::Example)>, MemoryError> {
         let text = match path {
-            Some(p) => std::fs::read_to_string(p).map_err(|source| MemoryError::DataDir {
+            Some(p) => std::fs::read_to_string(p).map_err(|error| MemoryError::ReadFile {
                 path: p.to_path_buf(),
-                error: source,
+                error,
             })?,
             // The built-in texts are labelled with CarMem's categories: with another schema
             // only the lines of categories it has are kept (none, for one without them).

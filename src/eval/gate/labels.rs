@@ -31,9 +31,9 @@ struct Label {
 /// another label, is refused with its line number.
 pub fn read_labels(path: &Path) -> Result<HashSet<String>, EvalError> {
     let origin = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| EvalError::Read {
+    let text = std::fs::read_to_string(path).map_err(|error| EvalError::Read {
         path: origin.clone(),
-        error: source,
+        error,
     })?;
     let mut out = HashSet::new();
     for line in lines::non_empty(&text, &origin) {

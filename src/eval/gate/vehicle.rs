@@ -30,9 +30,9 @@ pub fn vehicle_samples(
     values: Option<&[String]>,
 ) -> Result<Vec<Sample>, EvalError> {
     let read = |p: &Path| {
-        std::fs::read_to_string(p).map_err(|source| EvalError::Read {
+        std::fs::read_to_string(p).map_err(|error| EvalError::Read {
             path: p.display().to_string(),
-            error: source,
+            error,
         })
     };
     let norm = |s: &str| s.replace(['\u{2019}', '`'], "'");
