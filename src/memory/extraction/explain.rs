@@ -136,8 +136,14 @@ impl Models {
         let (answer, conf, _) = self.answer(&sentences, &offered)?;
         let full = extract::full_answer(&self.schema, &offered, &answer);
         let items = extract::parse(&self.schema, &full, &offered, &sentences, &conf)?;
-        let (vecs, taps) = self.embed_sentences(&sentences)?;
-        let items = self.read_polarity(items, (&vecs[0], &taps[0]))?;
+        // The sentence is embedded only for the refusal model, and only when it is on.
+        let items = match self.refusal {
+            Some(_) => {
+                let (vecs, taps) = self.embed_sentences(&sentences)?;
+                self.read_polarity(items, (&vecs[0], &taps[0]))?
+            }
+            None => items,
+        };
         Ok((items.into_iter().map(|e| e.attribute).collect(), choices))
     }
 }
