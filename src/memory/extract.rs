@@ -335,6 +335,14 @@ pub fn named_choices(schema: &Schema, offered: &Candidate, sentences: &[String])
         return shrugged.iter().map(|v| v.to_string()).collect();
     }
     let mut named = named_values(schema, offered.detail, sentences);
+    // Without a shrug, a does-not-matter value named only by the category's own words
+    // ("covered" of "Indifferent to Covered Parking" in "I always go for covered") is not
+    // what the words say: it names the thing, and the sentence takes a stance on it.
+    let indifferent = values::indifferent_values(schema, offered.detail);
+    if !indifferent.is_empty() {
+        let whole = values::wholly_named(schema, offered.detail, sentences);
+        named.retain(|v| !indifferent.contains(v) || whole.contains(v));
+    }
     if names_another(schema, offered.detail, offered.sentence, sentences, &named) {
         return Vec::new();
     }
@@ -543,6 +551,8 @@ pub fn parse(
     }
 }
 
+#[cfg(test)]
+mod choice_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -348,6 +348,9 @@ const SHRUG_CUES: &[&str] = &[
     "either way",
     "whatever",
     "no preference",
+    "don't have a preference",
+    "do not have a preference",
+    "don't have any preference",
     "indifferent",
     "irrelevant",
 ];

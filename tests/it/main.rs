@@ -18,4 +18,5 @@ mod polarity;
 mod privacy;
 mod remember;
 mod serve;
+mod values;
 mod vehicle_extraction;

@@ -1,0 +1,56 @@
+//! Unit tests of what the model chooses among for one offered category ([`named_choices`]).
+
+use super::*;
+
+fn cand(schema: &Schema, key: &str) -> Candidate {
+    Candidate {
+        detail: schema.detail_by_key(key).unwrap(),
+        score: 0.5,
+        sentence: 0,
+    }
+}
+
+#[test]
+fn a_does_not_matter_value_named_only_by_the_category_s_words_is_no_choice_without_a_shrug() {
+    let s = Schema::embedded();
+    let say = |t: &str| vec![t.to_string()];
+    let covered = cand(&s, "preference_for_covered_parking");
+    // "covered parking" is two words of "Indifferent to Covered Parking": the sentence names
+    // the thing and takes a stance on it, so the model chooses among the category's values.
+    let stance = named_choices(
+        &s,
+        &covered,
+        &say("Covered parking every time, I don't want the paint ruined."),
+    );
+    assert!(
+        !stance.iter().any(|v| v.starts_with("Indifferent")),
+        "{stance:?}"
+    );
+    let security = cand(&s, "preference_for_parking_with_security");
+    let stance = named_choices(
+        &s,
+        &security,
+        &say("Parking security matters to me, always."),
+    );
+    assert!(
+        !stance.iter().any(|v| v.starts_with("Indifferent")),
+        "{stance:?}"
+    );
+    // With a shrug, or said in full, it is the choice.
+    assert_eq!(
+        named_choices(&s, &covered, &say("I don't care if it's covered or not.")),
+        vec!["Indifferent to Covered Parking"]
+    );
+    assert_eq!(
+        named_choices(
+            &s,
+            &covered,
+            &say("I don't really have a preference about covered parking.")
+        ),
+        vec!["Indifferent to Covered Parking"]
+    );
+    assert_eq!(
+        named_choices(&s, &covered, &say("I'm indifferent to covered parking.")),
+        vec!["Indifferent to Covered Parking"]
+    );
+}

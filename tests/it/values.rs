@@ -1,0 +1,50 @@
+//! Issue 13: the value extraction stores is the one the user's words say, read the same way
+//! wherever it is decided (the value step without the model, the model's choices).
+
+use glovebox::conversation::Conversation;
+use tempfile::tempdir;
+
+use crate::common::{open, user};
+
+fn said(text: &str) -> Conversation {
+    let turns = serde_json::json!([{"role": "user", "text": text}]);
+    Conversation::from_value(&turns).unwrap()
+}
+
+#[test]
+fn an_aversion_said_by_refusing_the_thing_and_a_stance_on_parking_store_their_values() {
+    let dir = tempdir().unwrap();
+    let m = open(dir.path());
+    // Each sentence in a fresh user's memory: nothing stored is maintained against.
+    let stored = |text: &str, key: &str| {
+        let d = m.schema().detail_by_key(key).unwrap();
+        let out = m
+            .remember(&user(&format!("driver-{}", text.len())), &said(text))
+            .unwrap();
+        out.iter()
+            .filter(|o| o.preference.detail == d)
+            .map(|o| o.preference.attribute.clone())
+            .collect::<Vec<_>>()
+    };
+    // Refusing the road is avoiding it: the value step reads it as the choices do, and does
+    // not leave it to the model (which answered `none`).
+    assert_eq!(
+        stored(
+            "No toll roads for me, I refuse to pay them.",
+            "avoidance_of_specific_road_types"
+        ),
+        vec!["Toll roads"]
+    );
+    // "covered" names the thing, not "Indifferent to Covered Parking": without a shrug that
+    // value is not offered alone (the model answered `none` to it).
+    for text in [
+        "I always park somewhere covered, I hate coming back to a wet car.",
+        "Covered parking every time, I don't want the paint ruined.",
+    ] {
+        assert_eq!(
+            stored(text, "preference_for_covered_parking"),
+            vec!["Yes"],
+            "{text}"
+        );
+    }
+}
