@@ -218,10 +218,10 @@ pub fn reminds(sentence: &str) -> bool {
 }
 
 /// Whether the sentence limits what it asks to this moment: "just for tonight", "just for this
-/// drive", "only this time", "just this once", or "for a sec" / "for a minute" closing a clause
-/// ("Switch over to BBC Radio 2 for a sec, I want the travel news"; not "I can't be offline
-/// even for a minute", nor "for a second opinion"). A lasting preference is not said with an
-/// end date; a time of day said as a condition ("at night", "in the mornings") is no limit.
+/// drive", "only this time" (or "this time" closing a clause), "just this once", or "for a
+/// sec" / "for a minute" closing a clause ("Switch over to BBC Radio 2 for a sec, I want the
+/// travel news"; not "I can't be offline even for a minute", nor "for a second opinion"). A
+/// lasting preference is not said with an end date; a time of day said as a condition ("at night", "in the mornings") is no limit.
 pub fn only_now(sentence: &str) -> bool {
     let lower = sentence.to_lowercase().replace('\u{2019}', "'");
     let words: Vec<&str> = lower
@@ -256,6 +256,18 @@ pub fn only_now(sentence: &str) -> bool {
             return true;
         }
         if at(i) == "this" && at(i + 1) == "one" && at(i + 2) == "time" {
+            return true;
+        }
+        // "Skip the toll road this time, ...": "this time" closing its clause; not a time
+        // of day ("around this time", "at this time", "by this time").
+        if at(i) == "this"
+            && at(i + 1) == "time"
+            && (i + 2 == b.len() || words[i + 1].ends_with(|c: char| !c.is_alphanumeric()))
+            && !matches!(
+                at(i.wrapping_sub(1)),
+                "around" | "at" | "by" | "about" | "until"
+            )
+        {
             return true;
         }
         // "for a sec" closing its clause, not after "even"
@@ -335,6 +347,14 @@ mod tests {
         assert!(only_now("Skip the motorway just this once."));
         assert!(only_now("Warmer please, only for this drive."));
         assert!(only_now("Blast the AC for a minute"));
+        assert!(only_now(
+            "Avoid the motorway this time, there's a crash near Leeds."
+        ));
+        assert!(only_now("let's skip the tolls this time"));
+        assert!(!only_now("How busy is it usually around this time?"));
+        assert!(!only_now(
+            "This time of year I always want the seat heating on."
+        ));
         assert!(!only_now(
             "I need a charging station with Wi-Fi, I can't be offline even for a minute."
         ));
