@@ -17,25 +17,22 @@ fn a_does_not_matter_value_named_only_by_the_category_s_words_is_no_choice_witho
     let covered = cand(&s, "preference_for_covered_parking");
     // "covered parking" is two words of "Indifferent to Covered Parking": the sentence names
     // the thing and takes a stance on it, so the model chooses among the category's values.
-    let stance = named_choices(
-        &s,
-        &covered,
-        &say("Covered parking every time, I don't want the paint ruined."),
-    );
-    assert!(
-        !stance.iter().any(|v| v.starts_with("Indifferent")),
-        "{stance:?}"
-    );
-    let security = cand(&s, "preference_for_parking_with_security");
-    let stance = named_choices(
-        &s,
-        &security,
-        &say("Parking security matters to me, always."),
-    );
-    assert!(
-        !stance.iter().any(|v| v.starts_with("Indifferent")),
-        "{stance:?}"
-    );
+    for (key, said) in [
+        (
+            "preference_for_covered_parking",
+            "Covered parking every time, I don't want the paint ruined.",
+        ),
+        (
+            "preference_for_parking_with_security",
+            "Parking security matters to me, always.",
+        ),
+    ] {
+        let stance = named_choices(&s, &cand(&s, key), &say(said));
+        assert!(
+            !stance.iter().any(|v| v.starts_with("Indifferent")),
+            "{said}: {stance:?}"
+        );
+    }
     // With a shrug, or said in full, it is the choice.
     assert_eq!(
         named_choices(&s, &covered, &say("I don't care if it's covered or not.")),
