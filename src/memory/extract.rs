@@ -336,8 +336,8 @@ pub fn named_choices(schema: &Schema, offered: &Candidate, sentences: &[String])
     }
     let mut named = named_values(schema, offered.detail, sentences);
     // Without a shrug, a does-not-matter value named only by the category's own words
-    // ("covered" of "Indifferent to Covered Parking" in "I always go for covered") is not
-    // what the words say: it names the thing, and the sentence takes a stance on it.
+    // ("covered parking" of "Indifferent to Covered Parking" in "Covered parking every time")
+    // is not what the words say: they name the thing, and the sentence takes a stance on it.
     let indifferent = values::indifferent_values(schema, offered.detail);
     if !indifferent.is_empty() {
         let whole = values::wholly_named(schema, offered.detail, sentences);
@@ -373,11 +373,9 @@ pub fn named_choices(schema: &Schema, offered: &Candidate, sentences: &[String])
     // a category that is one (the negation states it); and in a single-value category, nothing
     // once the sentence names a value it does not turn down ("to my face and not the feet" is
     // Face).
-    let aversive_category = values::aversive(&d.name);
     let turned: Vec<&&str> = named
         .iter()
-        .filter(|v| !aversive_category && !values::aversive(v))
-        .filter(|v| values::turns_down_value(schema, offered.detail, evidence, v))
+        .filter(|v| values::refuses(schema, offered.detail, evidence, v))
         .collect();
     // A value the words turn down is not offered as liked: the 270M model, given both, chose
     // the value over its negation for 63 % of CarMem's dev questions that turn it down

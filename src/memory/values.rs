@@ -9,7 +9,9 @@ mod named;
 mod stance;
 
 use crate::schema::{DetailId, Schema};
-pub use named::{known_anywhere, named_values, named_values_among, says_alias, wholly_named};
+pub use named::{
+    known_anywhere, named_values, named_values_among, refuses, says_alias, wholly_named,
+};
 pub use stance::stance_turned_down;
 
 /// Words and phrases (lower case, whole words) by which a user turns a preference down, switches

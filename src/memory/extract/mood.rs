@@ -221,7 +221,8 @@ pub fn reminds(sentence: &str) -> bool {
 /// drive", "only this time" (or "this time" closing a clause), "just this once", or "for a
 /// sec" / "for a minute" closing a clause ("Switch over to BBC Radio 2 for a sec, I want the
 /// travel news"; not "I can't be offline even for a minute", nor "for a second opinion"). A
-/// lasting preference is not said with an end date; a time of day said as a condition ("at night", "in the mornings") is no limit.
+/// lasting preference is not said with an end date; a time of day said as a condition ("at
+/// night", "in the mornings") is no limit.
 pub fn only_now(sentence: &str) -> bool {
     let lower = sentence.to_lowercase().replace('\u{2019}', "'");
     let words: Vec<&str> = lower

@@ -46,15 +46,11 @@ impl Models {
                     values::wholly_named(&self.schema, only.detail, one)
                 };
                 let named: Vec<String> = named.iter().map(|v| v.to_string()).collect();
-                // What a negation can turn down, as the model's choices read it
-                // ([`extract::named_choices`]): not a value of an aversion, nor one that is an
-                // aversion itself ("I never take toll roads" avoids Toll roads).
-                let aversive = values::aversive(&d.name);
-                let (turned, kept): (Vec<String>, Vec<String>) = named.into_iter().partition(|v| {
-                    !aversive
-                        && !values::aversive(v)
-                        && values::turns_down_value(&self.schema, only.detail, evidence, v)
-                });
+                // Read as the model's choices read it ([`values::refuses`]): in an aversion a
+                // negation names the value ("I never take toll roads" avoids Toll roads).
+                let (turned, kept): (Vec<String>, Vec<String>) = named
+                    .into_iter()
+                    .partition(|v| values::refuses(&self.schema, only.detail, evidence, v));
                 match (turned.is_empty(), kept.is_empty()) {
                     (true, _) => kept,
                     // Beside one it turns down, the value the sentence says and does not ("I

@@ -206,6 +206,15 @@ pub fn says_alias(schema: &Schema, detail: DetailId, value: &str, text: &str) ->
     alias_said(schema.detail(detail), value, &said, &sentences).is_some()
 }
 
+/// Whether the sentence turns `value` down ([`super::turns_down_value`]) where a negation can:
+/// not in an aversion (the category or the value is one), where the negation is what names the
+/// value ("I never take toll roads" avoids Toll roads; "a place that doesn't serve seafood" is
+/// the allergy). Extraction's choices and its value step both read a refusal by it.
+pub fn refuses(schema: &Schema, detail: DetailId, sentence: &str, value: &str) -> bool {
+    let aversion = super::aversive(&schema.detail(detail).name) || super::aversive(value);
+    !aversion && super::turns_down_value(schema, detail, sentence, value)
+}
+
 /// The most words of an alias of `value` ([`Detail::value_aliases`]) that the sentences say in
 /// full (`said`: their stems) without turning it down ("don't recirculate" names nothing).
 /// In an aversion ("Avoidance of Specific Road Types", "Dairy-Free") turning down is what
