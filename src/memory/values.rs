@@ -9,9 +9,8 @@ mod named;
 mod stance;
 
 use crate::schema::{DetailId, Schema};
-pub use named::{
-    known_anywhere, named_values, named_values_among, refuses, says_alias, wholly_named,
-};
+// Every value that a sentence names, and the refusals they are read with (`named.rs`).
+pub use named::*;
 pub use stance::stance_turned_down;
 
 /// Words and phrases (lower case, whole words) by which a user turns a preference down, switches

@@ -54,8 +54,7 @@ impl Models {
         let (v, evidence) = (item.attribute.as_str(), item.sentence.as_str());
         let likes = matches!(d.kind, ValueKind::Choice | ValueKind::Text)
             && d.call.is_none()
-            && !values::aversive(&d.name)
-            && !values::aversive(v);
+            && !values::in_aversion(d, v);
         if !likes || values::turned_down(v).is_some() || !values::says_words(evidence, v) {
             return Ok(None);
         }

@@ -211,8 +211,15 @@ pub fn says_alias(schema: &Schema, detail: DetailId, value: &str, text: &str) ->
 /// value ("I never take toll roads" avoids Toll roads; "a place that doesn't serve seafood" is
 /// the allergy). Extraction's choices and its value step both read a refusal by it.
 pub fn refuses(schema: &Schema, detail: DetailId, sentence: &str, value: &str) -> bool {
-    let aversion = super::aversive(&schema.detail(detail).name) || super::aversive(value);
-    !aversion && super::turns_down_value(schema, detail, sentence, value)
+    !in_aversion(schema.detail(detail), value)
+        && super::turns_down_value(schema, detail, sentence, value)
+}
+
+/// Whether `value` of the detail `d` names an aversion, by the category or by itself
+/// ([`super::aversive`]: "Avoidance of Specific Road Types", "Seafood Allergies"): a negation
+/// near it states it rather than turning it down.
+pub fn in_aversion(d: &crate::schema::Detail, value: &str) -> bool {
+    super::aversive(&d.name) || super::aversive(value)
 }
 
 /// The most words of an alias of `value` ([`Detail::value_aliases`]) that the sentences say in
@@ -226,7 +233,7 @@ fn alias_said(
     sentences: &[String],
 ) -> Option<usize> {
     let (_, aliases) = d.value_aliases.iter().find(|(v, _)| v == value)?;
-    let aversion = super::aversive(&d.name) || super::aversive(value);
+    let aversion = in_aversion(d, value);
     aliases
         .iter()
         .filter_map(|p| {
