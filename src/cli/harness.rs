@@ -147,6 +147,10 @@ pub enum EvalCommand {
         /// other words; `eval::gate::Others`).
         #[arg(long, value_enum, default_value = "negative")]
         others: crate::eval::gate::Others,
+        /// Fit on each CarMem and KVRET user turn also as a speech recogniser writes it (lower
+        /// case, no marks: one sample per turn; reported apart, `cross_validated_spoken`).
+        #[arg(long)]
+        spoken: bool,
         /// Write the gate fitted on all of the data here (config/gate.json ships).
         #[arg(long, value_name = "FILE")]
         write: Option<PathBuf>,
@@ -288,6 +292,7 @@ pub fn eval(cfg: Config, command: EvalCommand, out: Output) -> Result<()> {
                     words: 0,
                     layer,
                     others: crate::eval::gate::Others::Negative,
+                    spoken: false,
                 },
             )?;
             if let Some(p) = write.as_deref() {
@@ -310,6 +315,7 @@ pub fn eval(cfg: Config, command: EvalCommand, out: Output) -> Result<()> {
             words,
             layer,
             others,
+            spoken,
             write,
             out: rows,
         } => eval_gate(
@@ -323,6 +329,7 @@ pub fn eval(cfg: Config, command: EvalCommand, out: Output) -> Result<()> {
                 words,
                 layer,
                 others,
+                spoken,
             },
             (write.as_deref(), rows.as_deref()),
             out,

@@ -30,11 +30,13 @@ use super::carmem::{EvalError, EvalUser};
 mod labels;
 mod measure;
 mod others;
+mod spoken;
 mod vehicle;
 pub use labels::read_labels;
 pub use measure::measure;
 pub use others::Others;
-pub use vehicle::{run_vehicle, vehicle_samples, DEV_FILES, VEHICLE_STEP};
+use spoken::{by_turn, is_spoken, sentences_per_turn, spoken_turns};
+pub use vehicle::{run_vehicle, vehicle_samples, vmb_samples, DEV_FILES, VEHICLE_STEP};
 
 /// Where a sentence comes from (for the report).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -103,10 +105,12 @@ pub fn carmem_samples(
     schema: &Schema,
     users: &[EvalUser],
     requests: &HashSet<String>,
+    spoken: bool,
 ) -> Vec<Sample> {
     let mut out = Vec::new();
     for u in users {
         for e in &u.entries {
+            let start = out.len();
             let sentences = e.conversation.user_sentences();
             let names: Vec<bool> = sentences
                 .iter()
@@ -132,6 +136,12 @@ pub fn carmem_samples(
                     });
                 }
             }
+            if spoken {
+                let sizes = sentences_per_turn(e.conversation.turns());
+                let copies = spoken_turns(&by_turn(&out[start..], &sizes));
+                out.extend(copies);
+            }
+            let start = out.len();
             for s in split_sentences(&e.next_question) {
                 out.push(Sample {
                     text: s,
@@ -141,13 +151,18 @@ pub fn carmem_samples(
                     group: u.id.clone(),
                 });
             }
+            if spoken {
+                let copies = spoken_turns(&[out[start..].to_vec()]);
+                out.extend(copies);
+            }
         }
     }
     out
 }
 
-/// The driver sentences of a KVRET file (all negative), each dialogue its own group.
-pub fn kvret_samples(path: &Path) -> Result<Vec<Sample>, EvalError> {
+/// The driver sentences of a KVRET file (all negative), each dialogue its own group; with
+/// `spoken`, each driver turn also as a recogniser writes it (`spoken`).
+pub fn kvret_samples(path: &Path, spoken: bool) -> Result<Vec<Sample>, EvalError> {
     let origin = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|error| EvalError::Read {
         path: origin.clone(),
@@ -156,6 +171,7 @@ pub fn kvret_samples(path: &Path) -> Result<Vec<Sample>, EvalError> {
     let dialogues = kvret_dialogues(&text, &origin)?;
     let mut out = Vec::new();
     for (i, intent, conv) in dialogues {
+        let start = out.len();
         for s in conv.user_sentences() {
             out.push(Sample {
                 text: s,
@@ -165,54 +181,9 @@ pub fn kvret_samples(path: &Path) -> Result<Vec<Sample>, EvalError> {
                 group: format!("kvret-{i}"),
             });
         }
-    }
-    Ok(out)
-}
-
-/// Every `step`-th line of each VehicleMemBench history in `dir` (`[time] Name: text`), split
-/// into sentences, all negative, each file its own group. Household chat is mostly about
-/// everything but the car; the few vehicle preferences in it are a small share of the lines
-/// (label noise the regularised fit tolerates).
-pub fn vmb_samples(dir: &Path, step: usize) -> Result<Vec<Sample>, EvalError> {
-    let read = |p: &Path| {
-        std::fs::read_to_string(p).map_err(|error| EvalError::Read {
-            path: p.display().to_string(),
-            error,
-        })
-    };
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|error| EvalError::Read {
-            path: dir.display().to_string(),
-            error,
-        })?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "txt"))
-        .collect();
-    files.sort();
-    let mut out = Vec::new();
-    for f in files {
-        let name = f
-            .file_stem()
-            .map(|s| s.to_string_lossy().to_string())
-            .unwrap_or_default();
-        for (i, line) in read(&f)?
-            .lines()
-            .enumerate()
-            .filter(|(i, _)| i % step.max(1) == 0)
-        {
-            let Some((_, text)) = line.split_once("] ").and_then(|(_, r)| r.split_once(": "))
-            else {
-                continue;
-            };
-            for s in split_sentences(text) {
-                out.push(Sample {
-                    text: s,
-                    positive: false,
-                    source: Source::Vmb,
-                    unit: format!("{name}/{i}"),
-                    group: name.clone(),
-                });
-            }
+        if spoken {
+            let copies = spoken_turns(&by_turn(&out[start..], &sentences_per_turn(conv.turns())));
+            out.extend(copies);
         }
     }
     Ok(out)
@@ -286,6 +257,9 @@ pub struct Fit {
     pub layer: Option<usize>,
     /// Whether CarMem's other user sentences are fitted as negatives or left unlabelled.
     pub others: Others,
+    /// Whether each CarMem and KVRET user turn is also fitted on as a speech recogniser writes
+    /// it (`spoken`; the report measures the spoken turns apart).
+    pub spoken: bool,
 }
 
 /// What a gate fitted with `fit` reads of each sample (`memory::gate::read`), embedded anew.
@@ -399,8 +373,8 @@ pub fn run(
     mut rows: Option<&mut dyn std::io::Write>,
 ) -> Result<(Value, Gate), EvalError> {
     let requests = labels.map(read_labels).transpose()?.unwrap_or_default();
-    let mut samples = carmem_samples(models.schema(), users, &requests);
-    samples.extend(kvret_samples(kvret)?);
+    let mut samples = carmem_samples(models.schema(), users, &requests, fit.spoken);
+    samples.extend(kvret_samples(kvret, fit.spoken)?);
     match (vmb, vmb_qa) {
         (Some(history), Some(qa)) => {
             let files: Vec<usize> = DEV_FILES.collect();
@@ -415,7 +389,7 @@ pub fn run(
         &samples,
         fit,
         json!({}),
-        ("glovebox eval gate", &data(labels.is_some(), fit.others)),
+        ("glovebox eval gate", &data(labels.is_some(), fit)),
     );
     if let Some(w) = rows.as_mut().filter(|_| !probs.is_empty()) {
         for (smp, p) in samples.iter().zip(&probs) {
@@ -427,7 +401,7 @@ pub fn run(
 }
 
 /// What `eval gate` trains on, for the gate's `about`.
-fn data(labels: bool, others: Others) -> String {
+fn data(labels: bool, Fit { others, spoken, .. }: Fit) -> String {
     let positives = if labels {
         "the sentence naming the ground-truth value, unless the labels call it a one-off request"
     } else {
@@ -446,7 +420,12 @@ fn data(labels: bool, others: Others) -> String {
         Others::Unlabelled => "; the other user sentences are not fitted on",
     };
     let negatives = negatives.join(", ") + left_out;
-    format!("CarMem dev split (positives: {positives}; negatives: {negatives}) and KVRET dev driver sentences")
+    let spoken = if spoken {
+        "; each user turn also as a speech recogniser writes it (no marks, lower case)"
+    } else {
+        ""
+    };
+    format!("CarMem dev split (positives: {positives}; negatives: {negatives}) and KVRET dev driver sentences{spoken}")
 }
 
 /// Cross-validates a gate on labelled sentences (`folds` below 2 skips it: scripts that fold the
@@ -467,6 +446,7 @@ pub fn train(
         words,
         layer,
         others,
+        spoken,
     } = fit;
     let probs = if folds >= 2 {
         cross_validated(xs, samples, folds, (hidden, others))
@@ -474,14 +454,23 @@ pub fn train(
         Vec::new()
     };
     let positive = samples.iter().filter(|s| s.positive).count();
-    let measures = if probs.is_empty() {
-        Value::Null
-    } else {
+    // Written and spoken conversations measured apart (without spoken copies, all written).
+    let measured = |want_spoken: bool| {
+        let (s, p): (Vec<Sample>, Vec<f32>) = samples
+            .iter()
+            .zip(&probs)
+            .filter(|(s, _)| is_spoken(s) == want_spoken)
+            .map(|(s, p)| (s.clone(), *p))
+            .unzip();
+        if s.is_empty() {
+            return Value::Null;
+        }
         THRESHOLDS
             .iter()
-            .map(|&t| measure(samples, &probs, t))
+            .map(|&t| measure(&s, &p, t))
             .collect::<Value>()
     };
+    let measures = measured(false);
     for (k, v) in [
         ("sentences", json!(samples.len())),
         ("positive", json!(positive)),
@@ -491,9 +480,13 @@ pub fn train(
         ("layer", json!(layer)),
         ("others", json!(others.name())),
         ("cross_validated", measures),
+        ("spoken", json!(spoken)),
         ("shipped_threshold", json!(threshold)),
     ] {
         report[k] = v;
+    }
+    if spoken {
+        report["cross_validated_spoken"] = measured(true);
     }
     let (fx, ys) = fitted_on(xs, samples, others, |_| true);
     let mut gate = fit_gate(&fx, &ys, hidden, threshold);

@@ -66,6 +66,7 @@ mod tests {
             words: 0,
             layer: None,
             others,
+            spoken: false,
         };
         let about = ("test", "test");
         let (_, rn, negative) = train(&xs, &samples, fit(Others::Negative), json(), about);

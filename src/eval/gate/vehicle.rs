@@ -226,6 +226,55 @@ pub const VEHICLE_STEP: usize = 2;
 /// The VehicleMemBench development files, by number.
 pub const DEV_FILES: std::ops::RangeInclusive<usize> = 1..=25;
 
+/// Every `step`-th line of each VehicleMemBench history in `dir` (`[time] Name: text`), split
+/// into sentences, all negative, each file its own group. Household chat is mostly about
+/// everything but the car; the few vehicle preferences in it are a small share of the lines
+/// (label noise the regularised fit tolerates).
+pub fn vmb_samples(dir: &Path, step: usize) -> Result<Vec<Sample>, EvalError> {
+    let read = |p: &Path| {
+        std::fs::read_to_string(p).map_err(|error| EvalError::Read {
+            path: p.display().to_string(),
+            error,
+        })
+    };
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|error| EvalError::Read {
+            path: dir.display().to_string(),
+            error,
+        })?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "txt"))
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for f in files {
+        let name = f
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_default();
+        for (i, line) in read(&f)?
+            .lines()
+            .enumerate()
+            .filter(|(i, _)| i % step.max(1) == 0)
+        {
+            let Some((_, text)) = line.split_once("] ").and_then(|(_, r)| r.split_once(": "))
+            else {
+                continue;
+            };
+            for s in split_sentences(text) {
+                out.push(Sample {
+                    text: s,
+                    positive: false,
+                    source: Source::Vmb,
+                    unit: format!("{name}/{i}"),
+                    group: name.clone(),
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
