@@ -459,3 +459,57 @@ fn eval_polarity_reports_each_question_kind_and_writes_its_rows() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad.jsonl"));
 }
+
+#[test]
+fn eval_gate_spoken_fits_each_turn_also_as_a_recogniser_writes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/carmem_one_user.jsonl");
+    let kvret = kvret_file(dir.path(), &[("weather", "Will it rain in Fresno?")]);
+    let gate_file = dir.path().join("gate.json");
+    let run = |spoken: bool| {
+        let mut c = glovebox();
+        c.args([
+            "--json", "eval", "gate", "--hidden", "0", "--folds", "2", "--layer", "none",
+            "--carmem",
+        ]);
+        c.arg(&data).arg("--kvret").arg(&kvret);
+        if spoken {
+            c.arg("--spoken").arg("--write").arg(&gate_file);
+        }
+        let out = c.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let plain = run(false);
+    let spoken = run(true);
+    assert_eq!(
+        (plain["spoken"].as_bool(), spoken["spoken"].as_bool()),
+        (Some(false), Some(true))
+    );
+    // Every written turn has capitals or marks, so each gives one spoken sample more; each
+    // revealing sentence's turn is one more positive.
+    let n = |r: &Value, k: &str| r[k].as_u64().unwrap();
+    assert!(n(&spoken, "sentences") > n(&plain, "sentences"), "{spoken}");
+    assert!(n(&spoken, "positive") > n(&plain, "positive"), "{spoken}");
+    assert!(
+        n(&spoken, "positive") <= 2 * n(&plain, "positive"),
+        "{spoken}"
+    );
+    // Written and spoken conversations are measured apart.
+    assert!(plain.get("cross_validated_spoken").is_none(), "{plain}");
+    assert!(spoken["cross_validated_spoken"].is_array(), "{spoken}");
+    assert!(spoken["cross_validated"].is_array(), "{spoken}");
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&gate_file).unwrap()).unwrap();
+    assert!(
+        written["about"]["data"]
+            .as_str()
+            .unwrap()
+            .contains("speech recogniser"),
+        "{written}"
+    );
+}
