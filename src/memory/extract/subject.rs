@@ -84,7 +84,31 @@ const OTHERS: &[&str] = &[
 /// Verbs by which "he" or "she" has a taste of their own.
 const TASTE_VERBS: &[&str] = &[
     "wants", "likes", "loves", "prefers", "needs", "hates", "dislikes", "enjoys", "adores",
-    "can't", "doesn't", "does", "finds", "keeps",
+    "can't", "doesn't", "does", "finds", "keeps", "listens", "eats", "drinks", "watches",
+];
+/// Verbs by which someone named has a taste of their own ("Dad only listens to Classic FM");
+/// not "does", "keeps" or "finds", which a thing does too ("Jazz does it for me").
+const NAMED_TASTE: &[&str] = &[
+    "wants", "likes", "loves", "prefers", "hates", "dislikes", "enjoys", "adores", "listens",
+    "eats", "drinks", "watches",
+];
+/// Words of how often or how much between a subject and its verb ("Dad only listens to ...",
+/// "She never eats ...").
+const FREQUENCY: &[&str] = &[
+    "also",
+    "always",
+    "usually",
+    "really",
+    "just",
+    "only",
+    "never",
+    "still",
+    "literally",
+    "basically",
+    "totally",
+    "absolutely",
+    "normally",
+    "mostly",
 ];
 /// Verbs by which someone else's opinion is reported ("Jenny reckons the new Aldi is cheaper").
 const OPINION_VERBS: &[&str] = &[
@@ -161,7 +185,7 @@ const DEGREE: &[&str] = &[
 /// "won't" or "don't" only a verb of eating or bearing ("They won't eat fish"), since "They
 /// don't take cards" is said of a shop.
 const THEIR_TASTE: &[&str] = &[
-    "want", "like", "love", "prefer", "need", "hate", "dislike", "enjoy", "adore",
+    "want", "like", "love", "prefer", "need", "hate", "dislike", "enjoy", "adore", "listen",
 ];
 const BEARING: &[&str] = &["eat", "stand", "drink", "touch", "tolerate", "handle"];
 
@@ -193,12 +217,9 @@ pub fn about_someone_else(sentence: &str) -> bool {
         .get(i)
         .is_some_and(|w| matches!(w.as_str(), "he" | "she"))
     {
-        let verb = words[i + 1..].iter().find(|w| {
-            !matches!(
-                w.as_str(),
-                "also" | "always" | "usually" | "really" | "just"
-            )
-        });
+        let verb = words[i + 1..]
+            .iter()
+            .find(|w| !FREQUENCY.contains(&w.as_str()));
         return verb.is_some_and(|v| third_person_verb(v));
     }
     // "They love that station", "They're obsessed with the Bluey soundtrack"; not "They're my
@@ -206,7 +227,7 @@ pub fn about_someone_else(sentence: &str) -> bool {
     match words.get(i).map(String::as_str) {
         Some("they're") => return is_a_person_state(&words[i + 1..]),
         Some("they") => {
-            let rest = skip_degree(&words[i + 1..]);
+            let rest = skip_frequency(skip_degree(&words[i + 1..]));
             return match rest.first().map(String::as_str) {
                 Some("are" | "were") => is_a_person_state(&rest[1..]),
                 Some("can't" | "won't" | "don't" | "cannot") => {
@@ -223,13 +244,13 @@ pub fn about_someone_else(sentence: &str) -> bool {
     // takes.
     // As written, one for each of `words`.
     let raw = super::spans::raw_words(sentence);
-    if let (Some(first), Some(verb)) = (raw.get(i), words.get(i + 1)) {
+    let after_name = words.get(i + 1..).map(skip_frequency).unwrap_or_default();
+    if let (Some(first), Some(verb)) = (raw.get(i), after_name.first()) {
         let named = person_name(first);
-        // Not "does", "keeps", "finds": "Jazz does it for me", "Coffee keeps me awake".
-        let taste = matches!(
-            verb.as_str(),
-            "wants" | "likes" | "loves" | "prefers" | "hates" | "dislikes" | "enjoys" | "adores"
-        );
+        // Not "does", "keeps", "finds" alone: "Jazz does it for me", "Coffee keeps me awake";
+        // but "keeps" doing something is someone's ("Tom keeps banging on about Lidl").
+        let taste = NAMED_TASTE.contains(&verb.as_str())
+            || verb == "keeps" && after_name.get(1).is_some_and(|w| w.ends_with("ing"));
         if named && (taste || OPINION_VERBS.contains(&verb.as_str())) {
             return true;
         }
@@ -255,7 +276,32 @@ pub fn about_someone_else(sentence: &str) -> bool {
             return true;
         }
     }
-    others_at(&words, i)
+    others_at(&words, i) || later_clause_about_someone_else(sentence, &words)
+}
+
+/// Whether a clause after a comma or semicolon is about someone else while the speaker is
+/// in no part of the sentence ("Put Radio Mirchi on, Dad wants his old Bollywood songs"; not
+/// "I love Thai food, my wife does too", "We love buffets, the kids can pick whatever they
+/// want", "... need a café for me, the kids have to eat").
+fn later_clause_about_someone_else(sentence: &str, words: &[String]) -> bool {
+    const SPEAKER: &[&str] = &[
+        "me",
+        "myself",
+        "we",
+        "we're",
+        "we've",
+        "we'd",
+        "we'll",
+        "us",
+        "ourselves",
+    ];
+    let speaker = |w: &String| FIRST_PERSON.contains(&w.as_str()) || SPEAKER.contains(&w.as_str());
+    if words.iter().any(speaker) {
+        return false;
+    }
+    let mut clauses = sentence.split([',', ';']);
+    clauses.next();
+    clauses.any(|c| !c.trim().is_empty() && about_someone_else(c))
 }
 
 /// Whether the words at `k` name others, not the speaker: a determiner and one of [`OTHERS`]
@@ -317,6 +363,15 @@ fn person_name(word: &str) -> bool {
         && !NOT_PEOPLE.contains(&lower.as_str())
         && !DETERMINERS.contains(&lower.as_str())
         && lower != "i"
+}
+
+/// Words past any of [`FREQUENCY`].
+fn skip_frequency(words: &[String]) -> &[String] {
+    let n = words
+        .iter()
+        .take_while(|w| FREQUENCY.contains(&w.as_str()))
+        .count();
+    &words[n..]
 }
 
 /// Words past any of [`DEGREE`].
@@ -427,6 +482,27 @@ mod tests {
         assert!(!about_someone_else("My favourite is Thai."));
         assert!(!about_someone_else(
             "Put on the kids' playlist, I like it too."
+        ));
+        // How often between a name and its verb; a name that keeps doing something; a later
+        // clause about someone else when the speaker says nothing of their own.
+        assert!(about_someone_else("Grandpa only listens to the cricket."));
+        assert!(about_someone_else("She never eats anything spicy."));
+        assert!(about_someone_else("They usually listen to Radio 1."));
+        assert!(about_someone_else("Ana keeps asking for the Frozen songs."));
+        assert!(about_someone_else(
+            "Stick the cartoons channel on, Leo loves it."
+        ));
+        assert!(!about_someone_else("Coffee keeps me awake."));
+        assert!(!about_someone_else("Heart only plays the hits."));
+        assert!(!about_someone_else(
+            "Put Heart on, I listen to it every day, Sam likes it too."
+        ));
+        assert!(!about_someone_else("Find a Tesco, the big one."));
+        assert!(!about_someone_else(
+            "We love a curry house, the kids can have something mild."
+        ));
+        assert!(!about_someone_else(
+            "Stops need a playground for me, the kids get restless."
         ));
     }
 }
