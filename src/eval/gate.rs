@@ -35,7 +35,7 @@ mod vehicle;
 pub use labels::read_labels;
 pub use measure::measure;
 pub use others::Others;
-use spoken::{by_turn, is_spoken, sentences_per_turn, spoken_turns};
+use spoken::{is_spoken, spoken_copies, spoken_turns};
 pub use vehicle::{run_vehicle, vehicle_samples, vmb_samples, DEV_FILES, VEHICLE_STEP};
 
 /// Where a sentence comes from (for the report).
@@ -137,8 +137,7 @@ pub fn carmem_samples(
                 }
             }
             if spoken {
-                let sizes = sentences_per_turn(e.conversation.turns());
-                let copies = spoken_turns(&by_turn(&out[start..], &sizes));
+                let copies = spoken_copies(&out[start..], e.conversation.turns());
                 out.extend(copies);
             }
             let start = out.len();
@@ -182,7 +181,7 @@ pub fn kvret_samples(path: &Path, spoken: bool) -> Result<Vec<Sample>, EvalError
             });
         }
         if spoken {
-            let copies = spoken_turns(&by_turn(&out[start..], &sentences_per_turn(conv.turns())));
+            let copies = spoken_copies(&out[start..], conv.turns());
             out.extend(copies);
         }
     }

@@ -85,9 +85,15 @@ pub fn spoken_turns(turns: &[Vec<Sample>]) -> Vec<Sample> {
         .collect()
 }
 
+/// The spoken copies of one conversation's samples (one per user sentence of `turns`, in
+/// order): [`spoken_turns`] of them cut back into its user turns.
+pub fn spoken_copies(samples: &[Sample], turns: &[crate::conversation::Turn]) -> Vec<Sample> {
+    spoken_turns(&by_turn(samples, &sentences_per_turn(turns)))
+}
+
 /// The user turns of `turns` as the number of sentences each holds, for cutting a conversation's
 /// samples (one per user sentence, in order) back into turns.
-pub fn sentences_per_turn(turns: &[crate::conversation::Turn]) -> Vec<usize> {
+fn sentences_per_turn(turns: &[crate::conversation::Turn]) -> Vec<usize> {
     turns
         .iter()
         .filter(|t| t.role == Role::User)
@@ -96,7 +102,7 @@ pub fn sentences_per_turn(turns: &[crate::conversation::Turn]) -> Vec<usize> {
 }
 
 /// `samples` (one per user sentence of a conversation, in order) cut into turns of `sizes`.
-pub fn by_turn(samples: &[Sample], sizes: &[usize]) -> Vec<Vec<Sample>> {
+fn by_turn(samples: &[Sample], sizes: &[usize]) -> Vec<Vec<Sample>> {
     let mut out = Vec::with_capacity(sizes.len());
     let mut rest = samples;
     for &n in sizes {
