@@ -26,7 +26,7 @@ mod statements;
 mod subject;
 
 pub use held::{held_value_first, Held};
-pub use mood::{asks, only_now, reminds, requests, supposes};
+pub use mood::{asks, looks_back, only_now, reminds, requests, supposes};
 use names::names_another;
 pub use names::{
     just_above, name_words, names_before_lists, names_first, names_one_device,
@@ -49,7 +49,8 @@ pub use subject::{about_someone_else, for_someone_else};
 /// premium in?": [`supposes`]) or for an answer ("Is there a good Thai place near the
 /// theatre?": [`asks`]) nor limits its wish to the moment ("Make the lights red, just for
 /// tonight": [`only_now`]) nor asks to be reminded ("Remind me to grab milk from Aldi":
-/// [`reminds`]).
+/// [`reminds`]) nor tells only a past habit ("I used to listen to a lot of punk":
+/// [`looks_back`]).
 pub fn speakers_own(s: &str) -> bool {
     !about_someone_else(s)
         && !for_someone_else(s)
@@ -57,6 +58,7 @@ pub fn speakers_own(s: &str) -> bool {
         && !asks(s)
         && !only_now(s)
         && !reminds(s)
+        && !looks_back(s)
 }
 
 /// A preference read out of a conversation, not yet maintained against the store.

@@ -192,11 +192,7 @@ pub fn asks(sentence: &str) -> bool {
 /// oat milk from Aldi" is no supermarket of theirs); "Old school country is the best, remind me
 /// of that" states first.
 pub fn reminds(sentence: &str) -> bool {
-    let words: Vec<String> = sentence
-        .split_whitespace()
-        .map(token_word)
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words = words_of(sentence);
     let mut i = words
         .iter()
         .take_while(|w| OPENERS.contains(&w.as_str()))
@@ -215,6 +211,50 @@ pub fn reminds(sentence: &str) -> bool {
         || (matches!(at(0), "set" | "add" | "make" | "create")
             && (reminder(1) || me(at(1)) && reminder(2)))
         || (matches!(at(0), "don't" | "dont") && at(1) == "let" && me(at(2)) && at(3) == "forget")
+}
+
+/// The sentence's words, lower case without marks ("Don't," is "don't").
+fn words_of(sentence: &str) -> Vec<String> {
+    sentence
+        .split_whitespace()
+        .map(token_word)
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// Whether the sentence tells only what its speaker did once: "I used to listen to a lot of
+/// punk as a teenager" (or "we", with "always", "really", "often" between; not "never", which
+/// sets the present against the past), with no word that
+/// brings it to now ("now", "nowadays", "these days", "still", "anymore", "any more", "no
+/// longer", "since") and no "but" turning to another clause. A past habit is no preference;
+/// "I used to love jazz but now ..." and "I used to eat meat, not anymore" say what is, and
+/// "I'm used to paying by card" is a habit of now.
+pub fn looks_back(sentence: &str) -> bool {
+    let words = words_of(sentence);
+    let at = |k: usize| words.get(k).map_or("", String::as_str);
+    const NOW: &[&str] = &[
+        "now",
+        "nowadays",
+        "these",
+        "still",
+        "anymore",
+        "any",
+        "longer",
+        "since",
+        "but",
+        "currently",
+        "today",
+    ];
+    if words.iter().any(|w| NOW.contains(&w.as_str())) {
+        return false;
+    }
+    (0..words.len()).any(|i| {
+        let mut k = i + 1;
+        while matches!(at(k), "always" | "really" | "often" | "all") {
+            k += 1;
+        }
+        matches!(at(i), "i" | "we") && at(k) == "used" && at(k + 1) == "to"
+    })
 }
 
 /// Whether the sentence limits what it asks to this moment: "just for tonight", "just for this
@@ -292,7 +332,29 @@ pub fn only_now(sentence: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{asks, only_now, reminds, requests, supposes};
+    use super::{asks, looks_back, only_now, reminds, requests, supposes};
+
+    #[test]
+    fn a_past_habit_is_no_preference() {
+        for r in [
+            "I used to listen to a lot of punk as a teenager.",
+            "We always used to stop at the Little Chef on the A1.",
+        ] {
+            assert!(looks_back(r), "{r}");
+        }
+        for r in [
+            "I'm used to paying by card.",
+            "I used to love jazz but now it's all podcasts.",
+            "I used to eat meat, not anymore.",
+            "I still listen to the punk I used to play.",
+            "I've got used to the heated seat on high.",
+            "I always stop at Greggs.",
+            // Said to set the present against the past.
+            "Funny, I never used to like country music.",
+        ] {
+            assert!(!looks_back(r), "{r}");
+        }
+    }
 
     #[test]
     fn a_reminder_holds_a_task_not_a_preference() {

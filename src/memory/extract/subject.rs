@@ -80,6 +80,12 @@ const OTHERS: &[&str] = &[
     "toddler",
     "stepson",
     "stepdaughter",
+    "girls",
+    "boys",
+    "lads",
+    "grandparents",
+    "grandchildren",
+    "guests",
 ];
 /// Verbs by which "he" or "she" has a taste of their own.
 const TASTE_VERBS: &[&str] = &[
@@ -244,7 +250,10 @@ pub fn about_someone_else(sentence: &str) -> bool {
     // takes.
     // As written, one for each of `words`.
     let raw = super::spans::raw_words(sentence);
-    let after_name = words.get(i + 1..).map(skip_frequency).unwrap_or_default();
+    let after_name = words
+        .get(i + 1..)
+        .map(|w| skip_frequency(skip_where_from(w)))
+        .unwrap_or_default();
     if let (Some(first), Some(verb)) = (raw.get(i), after_name.first()) {
         let named = person_name(first);
         // Not "does", "keeps", "finds" alone: "Jazz does it for me", "Coffee keeps me awake";
@@ -365,20 +374,37 @@ fn person_name(word: &str) -> bool {
         && lower != "i"
 }
 
+/// Words past a short phrase saying where someone is from, as "from" or "at" and at most two
+/// lower-case words before a verb of taste or opinion ("Mike from work swears by Ampol",
+/// "Priya at the office reckons ..."); else the words as they are.
+fn skip_where_from(words: &[String]) -> &[String] {
+    if !matches!(words.first().map(String::as_str), Some("from" | "at")) {
+        return words;
+    }
+    (2..=3)
+        .find(|&n| {
+            words.get(n).is_some_and(|v| {
+                NAMED_TASTE.contains(&v.as_str()) || OPINION_VERBS.contains(&v.as_str())
+            })
+        })
+        .map_or(words, |n| &words[n..])
+}
+
 /// Words past any of [`FREQUENCY`].
 fn skip_frequency(words: &[String]) -> &[String] {
-    let n = words
-        .iter()
-        .take_while(|w| FREQUENCY.contains(&w.as_str()))
-        .count();
-    &words[n..]
+    skip_any(words, FREQUENCY)
 }
 
 /// Words past any of [`DEGREE`].
 fn skip_degree(words: &[String]) -> &[String] {
+    skip_any(words, DEGREE)
+}
+
+/// Words past any of `these`.
+fn skip_any<'a>(words: &'a [String], these: &[&str]) -> &'a [String] {
     let n = words
         .iter()
-        .take_while(|w| DEGREE.contains(&w.as_str()))
+        .take_while(|w| these.contains(&w.as_str()))
         .count();
     &words[n..]
 }
@@ -498,6 +524,13 @@ mod tests {
             "Put Heart on, I listen to it every day, Sam likes it too."
         ));
         assert!(!about_someone_else("Find a Tesco, the big one."));
+        assert!(about_someone_else("Sofia from next door swears by Aldi."));
+        assert!(about_someone_else(
+            "The girls in the back are mad on Bluey."
+        ));
+        assert!(!about_someone_else(
+            "Shell at the roundabout is the cheapest."
+        ));
         assert!(!about_someone_else(
             "We love a curry house, the kids can have something mild."
         ));
