@@ -204,7 +204,10 @@ const DETERMINERS: &[&str] = &["my", "our", "the", "his", "her", "their"];
 /// possessive ("My wife loves Thai food", "The kids keep asking for Taylor Swift", "My
 /// colleague's vegetarian") and the speaker is not part of it ("My wife and I love Thai food"
 /// is the speaker's too), or with a name and a verb of taste or opinion in the third person
-/// ("Jenny reckons the new Aldi is cheaper", "Tom loves that station").
+/// ("Jenny reckons the new Aldi is cheaper", "Tom loves that station"; a word of how often or
+/// where the person is from may come between: "Dad only listens to Classic FM", "Mike from
+/// work swears by Ampol"); or a later clause is about someone else and the speaker is in no
+/// part of the sentence ("Put Radio Mirchi on, Dad wants his old Bollywood songs").
 pub fn about_someone_else(sentence: &str) -> bool {
     let words: Vec<String> = super::spans::token_words(sentence)
         .into_iter()
@@ -374,8 +377,8 @@ fn person_name(word: &str) -> bool {
         && lower != "i"
 }
 
-/// Words past a short phrase saying where someone is from, as "from" or "at" and at most two
-/// lower-case words before a verb of taste or opinion ("Mike from work swears by Ampol",
+/// Words past a short phrase saying where someone is from, as "from" or "at" and one or two
+/// more words before a verb of taste or opinion ("Mike from work swears by Ampol",
 /// "Priya at the office reckons ..."); else the words as they are.
 fn skip_where_from(words: &[String]) -> &[String] {
     if !matches!(words.first().map(String::as_str), Some("from" | "at")) {
