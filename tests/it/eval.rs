@@ -351,19 +351,25 @@ fn eval_gate_fits_a_gate_that_reads_a_layer_and_the_runtime_uses_it() {
     assert!((gate.probability_of(&[v.clone(), vec![0.0; dim]].concat()) - direct).abs() > 1e-6);
 }
 
+/// `glovebox --json eval gate` on the one-user CarMem fixture and `kvret` with `folds` folds:
+/// logistic regression on the embedding alone.
+fn eval_gate_on_one_user(kvret: &Path, folds: &str) -> std::process::Command {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/carmem_one_user.jsonl");
+    let mut c = glovebox();
+    c.args([
+        "--json", "eval", "gate", "--hidden", "0", "--folds", folds, "--layer", "none", "--carmem",
+    ]);
+    c.arg(data).arg("--kvret").arg(kvret);
+    c
+}
+
 #[test]
 fn eval_gate_reads_labels_that_make_a_revealing_request_a_negative() {
     let dir = tempfile::tempdir().unwrap();
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/carmem_one_user.jsonl");
     let kvret = kvret_file(dir.path(), &[("weather", "Will it rain in Fresno?")]);
     let labels = dir.path().join("labels.jsonl");
     let run = |labels: Option<&Path>| {
-        let mut c = glovebox();
-        c.args([
-            "--json", "eval", "gate", "--hidden", "0", "--folds", "0", "--layer", "none",
-            "--carmem",
-        ]);
-        c.arg(&data).arg("--kvret").arg(&kvret);
+        let mut c = eval_gate_on_one_user(&kvret, "0");
         if let Some(l) = labels {
             c.arg("--labels").arg(l);
         }
@@ -463,16 +469,10 @@ fn eval_polarity_reports_each_question_kind_and_writes_its_rows() {
 #[test]
 fn eval_gate_spoken_fits_each_turn_also_as_a_recogniser_writes_it() {
     let dir = tempfile::tempdir().unwrap();
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/carmem_one_user.jsonl");
     let kvret = kvret_file(dir.path(), &[("weather", "Will it rain in Fresno?")]);
     let gate_file = dir.path().join("gate.json");
     let run = |spoken: bool| {
-        let mut c = glovebox();
-        c.args([
-            "--json", "eval", "gate", "--hidden", "0", "--folds", "2", "--layer", "none",
-            "--carmem",
-        ]);
-        c.arg(&data).arg("--kvret").arg(&kvret);
+        let mut c = eval_gate_on_one_user(&kvret, "2");
         if spoken {
             c.arg("--spoken").arg("--write").arg(&gate_file);
         }
