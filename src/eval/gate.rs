@@ -151,7 +151,7 @@ pub fn carmem_samples(
                 });
             }
             if spoken {
-                let copies = spoken_turns(&[out[start..].to_vec()]);
+                let copies = spoken_turns(&[&out[start..]]);
                 out.extend(copies);
             }
         }

@@ -51,7 +51,7 @@ pub fn spoken(text: &str) -> String {
 /// order): the turn's sentences spoken as one, positive when one of them is, of the source its
 /// most telling sentence has (the revealing one, else a labelled request, else the first's). A
 /// turn the rule leaves as written is already fitted on and gives none.
-pub fn spoken_turns(turns: &[Vec<Sample>]) -> Vec<Sample> {
+pub fn spoken_turns(turns: &[&[Sample]]) -> Vec<Sample> {
     turns
         .iter()
         .filter_map(|turn| {
@@ -102,12 +102,12 @@ fn sentences_per_turn(turns: &[crate::conversation::Turn]) -> Vec<usize> {
 }
 
 /// `samples` (one per user sentence of a conversation, in order) cut into turns of `sizes`.
-fn by_turn(samples: &[Sample], sizes: &[usize]) -> Vec<Vec<Sample>> {
+fn by_turn<'a>(samples: &'a [Sample], sizes: &[usize]) -> Vec<&'a [Sample]> {
     let mut out = Vec::with_capacity(sizes.len());
     let mut rest = samples;
     for &n in sizes {
         let (turn, tail) = rest.split_at(n.min(rest.len()));
-        out.push(turn.to_vec());
+        out.push(turn);
         rest = tail;
     }
     out
@@ -147,7 +147,7 @@ mod tests {
 
     #[test]
     fn a_turn_is_one_spoken_sample_labelled_by_its_sentences() {
-        let turns = vec![
+        let turns = [
             vec![
                 sample("Find me a Lidl.", false, Source::CarmemOther),
                 sample(
@@ -159,7 +159,7 @@ mod tests {
             vec![sample("Thanks!", false, Source::CarmemOther)],
             vec![sample("ok thanks", false, Source::CarmemOther)],
         ];
-        let out = spoken_turns(&turns);
+        let out = spoken_turns(&turns.iter().map(Vec::as_slice).collect::<Vec<_>>());
         assert_eq!(out.len(), 2, "a turn already in spoken form is not copied");
         assert_eq!(out[0].text, "find me a lidl i do all my shopping there");
         assert!(out[0].positive && out[0].source == Source::CarmemPreference);
