@@ -3,7 +3,7 @@
 //! words come to one ("What if I put premium in instead of regular?" is no fuel preference).
 //! Nor does a wish its speaker limits to the moment ("Make the lights red, just for tonight").
 
-use super::spans::token_word;
+use super::spans::{token_word, words};
 
 /// Words that open a supposition: "if", "what if", "suppose", "supposing", "imagine", "say" (not
 /// "say," as a call for attention: "Say, could you put on some jazz?").
@@ -192,7 +192,7 @@ pub fn asks(sentence: &str) -> bool {
 /// oat milk from Aldi" is no supermarket of theirs); "Old school country is the best, remind me
 /// of that" states first.
 pub fn reminds(sentence: &str) -> bool {
-    let words = words_of(sentence);
+    let words = words(sentence);
     let mut i = words
         .iter()
         .take_while(|w| OPENERS.contains(&w.as_str()))
@@ -213,15 +213,6 @@ pub fn reminds(sentence: &str) -> bool {
         || (matches!(at(0), "don't" | "dont") && at(1) == "let" && me(at(2)) && at(3) == "forget")
 }
 
-/// The sentence's words, lower case without marks ("Don't," is "don't").
-fn words_of(sentence: &str) -> Vec<String> {
-    sentence
-        .split_whitespace()
-        .map(token_word)
-        .filter(|w| !w.is_empty())
-        .collect()
-}
-
 /// Whether the sentence tells only what its speaker did once: "I used to listen to a lot of
 /// punk as a teenager" (or "we", with "always", "really", "often" between; not "never", which
 /// sets the present against the past), with no word that
@@ -230,7 +221,7 @@ fn words_of(sentence: &str) -> Vec<String> {
 /// "I used to love jazz but now ..." and "I used to eat meat, not anymore" say what is, and
 /// "I'm used to paying by card" is a habit of now.
 pub fn looks_back(sentence: &str) -> bool {
-    let words = words_of(sentence);
+    let words = words(sentence);
     let at = |k: usize| words.get(k).map_or("", String::as_str);
     const NOW: &[&str] = &[
         "now",
@@ -248,13 +239,15 @@ pub fn looks_back(sentence: &str) -> bool {
     if words.iter().any(|w| NOW.contains(&w.as_str())) {
         return false;
     }
-    (0..words.len()).any(|i| {
-        let mut k = i + 1;
-        while matches!(at(k), "always" | "really" | "often" | "all") {
-            k += 1;
-        }
-        matches!(at(i), "i" | "we") && at(k) == "used" && at(k + 1) == "to"
-    })
+    (0..words.len())
+        .filter(|&i| matches!(at(i), "i" | "we"))
+        .any(|i| {
+            let between = words[i + 1..]
+                .iter()
+                .take_while(|w| matches!(w.as_str(), "always" | "really" | "often" | "all"))
+                .count();
+            at(i + 1 + between) == "used" && at(i + 2 + between) == "to"
+        })
 }
 
 /// Whether the sentence limits what it asks to this moment: "just for tonight", "just for this

@@ -80,6 +80,14 @@ pub(super) fn token_words(s: &str) -> Vec<String> {
     s.split_whitespace().map(token_word).collect()
 }
 
+/// The words of [`token_words`] that are not empty: one for each of [`raw_words`].
+pub(super) fn words(s: &str) -> Vec<String> {
+    s.split_whitespace()
+        .map(token_word)
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
 /// The sentence's whitespace-separated tokens as written, one for each word of
 /// [`token_words`] that is not empty (a token of marks alone, "-", is in neither).
 pub(super) fn raw_words(s: &str) -> Vec<&str> {

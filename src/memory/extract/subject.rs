@@ -209,10 +209,7 @@ const DETERMINERS: &[&str] = &["my", "our", "the", "his", "her", "their"];
 /// work swears by Ampol"); or a later clause is about someone else and the speaker is in no
 /// part of the sentence ("Put Radio Mirchi on, Dad wants his old Bollywood songs").
 pub fn about_someone_else(sentence: &str) -> bool {
-    let words: Vec<String> = super::spans::token_words(sentence)
-        .into_iter()
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words = super::spans::words(sentence);
     let mut i = 0;
     while words
         .get(i)
