@@ -26,7 +26,7 @@ mod statements;
 mod subject;
 
 pub use held::{held_value_first, Held};
-pub use mood::{asks, looks_back, only_now, reminds, requests, supposes};
+pub use mood::{asks, for_the_moment, looks_back, only_now, reminds, requests, supposes};
 use names::names_another;
 pub use names::{
     just_above, name_words, names_before_lists, names_first, names_one_device,

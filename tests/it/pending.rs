@@ -371,6 +371,43 @@ fn a_request_with_a_standing_remark_pointing_back_is_no_one_off() {
     );
 }
 
+/// A request whose clause says it is for the present occasion only ("for a bit", "for now",
+/// "tonight") is held pending, however lasting the one-off gate reads the whole sentence with
+/// its reason ("... for a bit, I need something calm after that meeting": .90 lasting, recalled
+/// at once before, checked); a lasting statement beside such a request in another clause is
+/// recalled at once ("I'm vegan, so ... for tonight").
+#[test]
+fn a_request_for_the_present_occasion_is_held_pending() {
+    let dir = tempdir().unwrap();
+    let m = holding(dir.path());
+    let stored = |who: &str, text: &str| {
+        let conv = Conversation::from_value(&serde_json::json!({"turns": [
+            {"role": "user", "text": text},
+            {"role": "assistant", "text": "Okay."},
+        ]}))
+        .unwrap();
+        let out = m.remember(&user(who), &conv).unwrap();
+        assert_eq!(out.len(), 1, "{out:?}");
+        let p = &out[0].preference;
+        (p.attribute.clone(), p.status)
+    };
+    assert_eq!(
+        stored(
+            "hal",
+            "Switch to Classic FM for a bit, I need something calm after that meeting."
+        ),
+        ("Classic FM".to_string(), Status::Pending)
+    );
+    assert!(recalled_ids(&m, "hal", "put some music on").is_empty());
+    assert_eq!(
+        stored(
+            "ida",
+            "I'm vegan, so find me somewhere with vegan food for tonight."
+        ),
+        ("Vegan".to_string(), Status::Active)
+    );
+}
+
 #[test]
 fn a_missing_or_mismatched_one_off_gate_is_named() {
     let dir = tempdir().unwrap();

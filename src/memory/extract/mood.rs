@@ -323,9 +323,49 @@ pub fn only_now(sentence: &str) -> bool {
     false
 }
 
+/// Whether a clause says it holds for the present occasion only, in a way a request for now
+/// says it and a preference does not: "for now", "for the moment", "for the time being",
+/// "right now", "right about now", "for a bit", "today", "tonight", "this morning" (afternoon,
+/// evening), "for the next ten minutes", "just till the windscreen clears", "for this trip"
+/// (drive, journey, ride). "today or any other day" says always. Unlike [`only_now`], which
+/// needs "just" or "only" and leaves the sentence able to say nothing lasting, such a clause
+/// is a one-off request that extraction holds pending (`memory::extraction`'s lasting track):
+/// CarMem counts "I could really go for some Mexican cuisine today" as a preference.
+pub fn for_the_moment(clause: &str) -> bool {
+    let b = words(clause);
+    let at = |i: usize| b.get(i).map_or("", String::as_str);
+    const OCCASIONS: &[&str] = &["trip", "drive", "journey", "ride"];
+    const PARTS_OF_DAY: &[&str] = &["morning", "afternoon", "evening"];
+    const SPANS: &[&str] = &["minutes", "minute", "hour", "hours", "mile", "miles", "bit"];
+    (0..b.len()).any(|i| match at(i) {
+        "today" | "tonight" => !(at(i + 1) == "or" && at(i + 2) == "any"),
+        "now" => {
+            matches!(at(i.wrapping_sub(1)), "for" | "right")
+                || at(i.wrapping_sub(1)) == "about" && at(i.wrapping_sub(2)) == "right"
+        }
+        "this" => {
+            PARTS_OF_DAY.contains(&at(i + 1))
+                || at(i.wrapping_sub(1)) == "for" && OCCASIONS.contains(&at(i + 1))
+        }
+        "for" => {
+            at(i + 1) == "a" && at(i + 2) == "bit"
+                || at(i + 1) == "the"
+                    && match at(i + 2) {
+                        "moment" => true,
+                        "time" => at(i + 3) == "being",
+                        // "for the next ten minutes", "for the next bit"
+                        "next" => SPANS.contains(&at(i + 3)) || SPANS.contains(&at(i + 4)),
+                        _ => false,
+                    }
+        }
+        "till" | "until" => matches!(at(i.wrapping_sub(1)), "just" | "only"),
+        _ => false,
+    })
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{asks, looks_back, only_now, reminds, requests, supposes};
+    use super::{asks, for_the_moment, looks_back, only_now, reminds, requests, supposes};
 
     #[test]
     fn a_past_habit_is_no_preference() {
@@ -420,6 +460,37 @@ mod tests {
         assert!(!only_now(
             "I always listen to jazz, just for the mood of it."
         ));
+    }
+
+    #[test]
+    fn a_request_for_the_present_occasion_says_so() {
+        for moment in [
+            "Put BBC Radio 2 on for a bit",
+            "Set it to 19 for now",
+            "Make it 19 degrees for the next ten minutes",
+            "I could murder a curry right now.",
+            "I could really go for a maple dip from Tim Hortons right about now.",
+            "Switch the ambient lights to pink for tonight",
+            "I don't care which one today",
+            "Keep the fan on three for the time being",
+            "Whack the heating up to 24 just till the windscreen clears.",
+            "Pick the scenic road for this trip",
+            "I feel like sushi this evening.",
+        ] {
+            assert!(for_the_moment(moment), "{moment}");
+        }
+        for lasting in [
+            "I don't want it, today or any other day",
+            "We're vegetarian at home",
+            "I always have the radio on at night",
+            "Nowadays I only listen to podcasts.",
+            "I've been into jazz for years now.",
+            "This time of year I always want the seat heating on.",
+            "I keep the heating on until I get home.",
+            "Set it to 21, that's what I always like",
+        ] {
+            assert!(!for_the_moment(lasting), "{lasting}");
+        }
     }
 
     #[test]

@@ -89,8 +89,9 @@ impl Models {
     }
 
     /// Whether `item`, read from statement `at`, is a one-off request: the lasting track is
-    /// on, its gate scores the statement below its threshold, and no other statement it passes
-    /// says the same value as lasting ([`said_lasting_elsewhere`]).
+    /// on, its gate scores the statement below its threshold or the clause that says the value
+    /// holds for the present occasion only ([`for_the_moment`]), and no other statement it
+    /// passes says the same value as lasting ([`said_lasting_elsewhere`]).
     pub(super) fn one_off(
         &self,
         item: &Extracted,
@@ -99,13 +100,28 @@ impl Models {
     ) -> bool {
         match (self.lasting.as_ref(), lasting) {
             (Some(track), Some(l)) => {
-                !track.gate.passes(l.gate[at])
+                (!track.gate.passes(l.gate[at]) || for_the_moment(item, &sentences[at]))
                     && !said_lasting_elsewhere(&self.schema, item, (sentences, at), &l.passes)
                     && !affirmed_next(&self.schema, item, (sentences, at), &l.passes)
             }
             _ => false,
         }
     }
+}
+
+/// Whether the clause of `statement` that says `item`'s value (the first that says its words;
+/// the whole statement when none does, as for a level the words do not name) asks for the
+/// present occasion only ([`extract::for_the_moment`]): "Put BBC Radio 2 on for a bit, I want
+/// to catch the travel news" is a one-off however lasting the gate reads its reason; "We're
+/// vegetarian at home, so find somewhere with proper veggie food for tonight" is not.
+pub(super) fn for_the_moment(item: &Extracted, statement: &str) -> bool {
+    let value = values::turned_down(&item.attribute).unwrap_or(&item.attribute);
+    let sentences = split_sentences(statement);
+    let said = sentences
+        .iter()
+        .flat_map(|s| s.split([',', ';', '\u{2014}', '\u{2013}']))
+        .find(|c| values::says_words(c, value));
+    extract::for_the_moment(said.unwrap_or(statement))
 }
 
 /// Whether a statement other than `at` that the lasting track passes (`passes`) names
