@@ -211,6 +211,22 @@ pub fn reminds(sentence: &str) -> bool {
         || (matches!(at(0), "set" | "add" | "make" | "create")
             && (reminder(1) || me(at(1)) && reminder(2)))
         || (matches!(at(0), "don't" | "dont") && at(1) == "let" && me(at(2)) && at(3) == "forget")
+        || when_then_remind(&words[i..])
+}
+
+/// Whether a sentence that opens with a clause of when ("When I get to Whole Foods, ...",
+/// "Next time I'm near a No Frills ...", "After I eat, ...", "Once we're home ...") then asks
+/// to be reminded ("remind me to ...", not "remind me of ..."): the task waits for the moment
+/// the first clause names.
+fn when_then_remind(words: &[String]) -> bool {
+    let at = |k: usize| words.get(k).map_or("", String::as_str);
+    let when = matches!(
+        at(0),
+        "when" | "whenever" | "once" | "after" | "before" | "while"
+    ) || at(0) == "next" && at(1) == "time"
+        || at(0) == "as" && at(1) == "soon" && at(2) == "as";
+    when && (1..words.len())
+        .any(|k| at(k) == "remind" && matches!(at(k + 1), "me" | "us") && at(k + 2) != "of")
 }
 
 /// Whether the sentence tells only what its speaker did once: "I used to listen to a lot of
@@ -397,6 +413,9 @@ mod tests {
             "Oh, and set a reminder to book the vegan place for Saturday.",
             "Please set me a reminder for the dentist at four.",
             "Don't let me forget the charger cable.",
+            "When I get to Whole Foods, remind me to grab some bread.",
+            "Next time we pass a Shell remind us to check the tyres.",
+            "After I eat, remind me to get gas, the tank is almost empty.",
         ] {
             assert!(reminds(r), "{r}");
         }
@@ -406,6 +425,8 @@ mod tests {
             "Set the temperature to 21.",
             "Let's go to the park first but remind me to use my card.",
             "Make a note that I'm vegetarian.",
+            "When I'm tired, the music reminds me to keep going.",
+            "When we drive to my mum's, it always reminds me of home.",
         ] {
             assert!(!reminds(r), "{r}");
         }
