@@ -25,6 +25,20 @@ fn holding(dir: &Path) -> Memory {
     Memory::open(dir, c).expect("memory opens")
 }
 
+/// What one driver's one sentence, answered "Done.", stores: its one preference's value and
+/// status.
+fn stored_alone(m: &Memory, who: &str, text: &str) -> (String, Status) {
+    let conv = Conversation::from_value(&serde_json::json!({"turns": [
+        {"role": "user", "text": text},
+        {"role": "assistant", "text": "Done."},
+    ]}))
+    .unwrap();
+    let out = m.remember(&user(who), &conv).unwrap();
+    assert_eq!(out.len(), 1, "{out:?}");
+    let p = &out[0].preference;
+    (p.attribute.clone(), p.status)
+}
+
 fn recalled_ids(m: &Memory, who: &str, text: &str) -> Vec<u64> {
     m.recall(&user(who), text, 5)
         .unwrap()
@@ -336,18 +350,7 @@ fn a_plain_statement_of_a_habit_is_recalled_at_once() {
 fn a_request_with_a_standing_remark_pointing_back_is_no_one_off() {
     let dir = tempdir().unwrap();
     let m = holding(dir.path());
-    // What one driver's one sentence stores: its value and status.
-    let stored = |who: &str, text: &str| {
-        let conv = Conversation::from_value(&serde_json::json!({"turns": [
-            {"role": "user", "text": text},
-            {"role": "assistant", "text": "Done."},
-        ]}))
-        .unwrap();
-        let out = m.remember(&user(who), &conv).unwrap();
-        assert_eq!(out.len(), 1, "{out:?}");
-        let p = &out[0].preference;
-        (p.attribute.clone(), p.status)
-    };
+    let stored = |who: &str, text: &str| stored_alone(&m, who, text);
     assert_eq!(
         stored(
             "dev",
@@ -380,17 +383,7 @@ fn a_request_with_a_standing_remark_pointing_back_is_no_one_off() {
 fn a_request_for_the_present_occasion_is_held_pending() {
     let dir = tempdir().unwrap();
     let m = holding(dir.path());
-    let stored = |who: &str, text: &str| {
-        let conv = Conversation::from_value(&serde_json::json!({"turns": [
-            {"role": "user", "text": text},
-            {"role": "assistant", "text": "Okay."},
-        ]}))
-        .unwrap();
-        let out = m.remember(&user(who), &conv).unwrap();
-        assert_eq!(out.len(), 1, "{out:?}");
-        let p = &out[0].preference;
-        (p.attribute.clone(), p.status)
-    };
+    let stored = |who: &str, text: &str| stored_alone(&m, who, text);
     assert_eq!(
         stored(
             "hal",
