@@ -113,8 +113,10 @@ pub struct ExtractionConfig {
     /// preference is at least this; `None` uses the threshold stored in the gate file.
     pub gate_threshold: Option<f32>,
     /// A preference whose evidence sentence the one-off gate ([`ExtractionConfig::one_off_gate`])
-    /// reads as no lasting preference (a one-off request: "Put on Radio 4, please.") is stored
-    /// pending: maintenance sees it, recall does not, until it is said again later or confirmed.
+    /// reads as no lasting preference (a one-off request: "Put on Radio 4, please."), or whose
+    /// value is said in a clause limited to the present occasion ("Set it to 19 for now"), is
+    /// stored pending: maintenance sees it, recall does not, until it is said again later or
+    /// confirmed.
     pub hold_one_off: bool,
     /// The gate that tells a lasting preference from a one-off request (`memory::gate`'s format,
     /// same embedder layer as the preference gate); `None` uses the built-in one
