@@ -313,6 +313,22 @@ pub fn split_sentences(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The clauses of `text`: its sentences ([`split_sentences`]) cut at commas, semicolons and
+/// dashes, trimmed, none empty ("Put BBC Radio 2 on for a bit, I want to catch the travel
+/// news." has two).
+pub fn split_clauses(text: &str) -> Vec<String> {
+    split_sentences(text)
+        .iter()
+        .flat_map(|s| {
+            s.split([',', ';', '\u{2014}', '\u{2013}'])
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
 /// Where [`split_sentences`] cuts `text`: the byte range of each sentence, trimmed.
 pub fn sentence_spans(text: &str) -> Vec<std::ops::Range<usize>> {
     let mut out = Vec::new();

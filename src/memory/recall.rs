@@ -516,17 +516,11 @@ impl Memory {
     }
 }
 
-/// The clauses of an utterance of three words or more: its sentences, cut at commas,
-/// semicolons and dashes.
+/// The clauses of an utterance of three words or more
+/// ([`split_clauses`](crate::conversation::split_clauses)).
 fn clauses(text: &str) -> Vec<String> {
-    crate::conversation::split_sentences(text)
-        .iter()
-        .flat_map(|s| {
-            s.split([',', ';', '—', '–'])
-                .map(str::trim)
-                .filter(|c| c.split_whitespace().count() >= 3)
-                .map(str::to_string)
-                .collect::<Vec<_>>()
-        })
+    crate::conversation::split_clauses(text)
+        .into_iter()
+        .filter(|c| c.split_whitespace().count() >= 3)
         .collect()
 }

@@ -266,6 +266,11 @@ pub fn looks_back(sentence: &str) -> bool {
         })
 }
 
+/// Occasions "this" and "for this" limit a wish to: a trip ("just for this drive", "for this
+/// trip") and a part of today ("this evening").
+const TRIPS: &[&str] = &["trip", "drive", "ride", "journey"];
+const PARTS_OF_DAY: &[&str] = &["morning", "afternoon", "evening"];
+
 /// Whether the sentence limits what it asks to this moment: "just for tonight", "just for this
 /// drive", "only this time" (or "this time" closing a clause), "just this once", or "for a
 /// sec" / "for a minute" closing a clause ("Switch over to BBC Radio 2 for a sec, I want the
@@ -282,27 +287,19 @@ pub fn only_now(sentence: &str) -> bool {
     let b: Vec<String> = words.iter().map(|w| bare(w)).collect();
     let at = |i: usize| b.get(i).map_or("", String::as_str);
     const OCCASIONS: &[&str] = &["now", "today", "tonight", "once"];
-    const THIS: &[&str] = &[
-        "trip",
-        "drive",
-        "ride",
-        "journey",
-        "time",
-        "once",
-        "morning",
-        "afternoon",
-        "evening",
-    ];
+    // "this drive", "this morning", "this time", "this once"
+    let this =
+        |w: &str| TRIPS.contains(&w) || PARTS_OF_DAY.contains(&w) || matches!(w, "time" | "once");
     for i in 0..b.len() {
         // "just for tonight", "only for today", "just for this drive"
         if matches!(at(i), "just" | "only")
             && at(i + 1) == "for"
-            && (OCCASIONS.contains(&at(i + 2)) || at(i + 2) == "this" && THIS.contains(&at(i + 3)))
+            && (OCCASIONS.contains(&at(i + 2)) || at(i + 2) == "this" && this(at(i + 3)))
         {
             return true;
         }
         // "just this once", "only this time", "this one time"
-        if matches!(at(i), "just" | "only") && at(i + 1) == "this" && THIS.contains(&at(i + 2)) {
+        if matches!(at(i), "just" | "only") && at(i + 1) == "this" && this(at(i + 2)) {
             return true;
         }
         if at(i) == "this" && at(i + 1) == "one" && at(i + 2) == "time" {
@@ -350,8 +347,6 @@ pub fn only_now(sentence: &str) -> bool {
 pub fn for_the_moment(clause: &str) -> bool {
     let b = words(clause);
     let at = |i: usize| b.get(i).map_or("", String::as_str);
-    const OCCASIONS: &[&str] = &["trip", "drive", "journey", "ride"];
-    const PARTS_OF_DAY: &[&str] = &["morning", "afternoon", "evening"];
     const SPANS: &[&str] = &["minutes", "minute", "hour", "hours", "mile", "miles", "bit"];
     (0..b.len()).any(|i| match at(i) {
         "today" | "tonight" => !(at(i + 1) == "or" && at(i + 2) == "any"),
@@ -361,7 +356,7 @@ pub fn for_the_moment(clause: &str) -> bool {
         }
         "this" => {
             PARTS_OF_DAY.contains(&at(i + 1))
-                || at(i.wrapping_sub(1)) == "for" && OCCASIONS.contains(&at(i + 1))
+                || at(i.wrapping_sub(1)) == "for" && TRIPS.contains(&at(i + 1))
         }
         "for" => {
             at(i + 1) == "a" && at(i + 2) == "bit"

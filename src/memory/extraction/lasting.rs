@@ -10,7 +10,7 @@
 
 use super::super::extract::{self, Candidate, Extracted};
 use super::super::{gate, offer, values, MemoryError, Models};
-use crate::conversation::split_sentences;
+use crate::conversation::{split_clauses, split_sentences};
 use crate::schema::Schema;
 
 /// The lasting track's models, with their thresholds.
@@ -116,12 +116,10 @@ impl Models {
 /// vegetarian at home, so find somewhere with proper veggie food for tonight" is not.
 pub(super) fn for_the_moment(item: &Extracted, statement: &str) -> bool {
     let value = values::turned_down(&item.attribute).unwrap_or(&item.attribute);
-    let sentences = split_sentences(statement);
-    let said = sentences
-        .iter()
-        .flat_map(|s| s.split([',', ';', '\u{2014}', '\u{2013}']))
+    let said = split_clauses(statement)
+        .into_iter()
         .find(|c| values::says_words(c, value));
-    extract::for_the_moment(said.unwrap_or(statement))
+    extract::for_the_moment(said.as_deref().unwrap_or(statement))
 }
 
 /// Whether a statement other than `at` that the lasting track passes (`passes`) names
