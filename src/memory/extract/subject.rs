@@ -374,14 +374,18 @@ fn person_name(word: &str) -> bool {
         && lower != "i"
 }
 
-/// Words past a short phrase saying where someone is from, as "from" or "at" and one or two
-/// more words before a verb of taste or opinion ("Mike from work swears by Ampol",
-/// "Priya at the office reckons ..."); else the words as they are.
+/// Words past a short phrase saying where someone is from or sits, as "from", "at" or "in"
+/// and one to three more words before a verb of taste or opinion ("Mike from work swears by
+/// Ampol", "Priya at the office reckons ...", "Jacko in the back reckons ...", "Mum in the
+/// passenger seat thinks ..."); else the words as they are.
 fn skip_where_from(words: &[String]) -> &[String] {
-    if !matches!(words.first().map(String::as_str), Some("from" | "at")) {
+    if !matches!(
+        words.first().map(String::as_str),
+        Some("from" | "at" | "in")
+    ) {
         return words;
     }
-    (2..=3)
+    (2..=4)
         .find(|&n| {
             words.get(n).is_some_and(|v| {
                 NAMED_TASTE.contains(&v.as_str()) || OPINION_VERBS.contains(&v.as_str())
@@ -469,6 +473,14 @@ mod tests {
             "Jenny reckons the new Aldi is cheaper than Tesco."
         ));
         assert!(about_someone_else("Tom loves that station."));
+        // Where the person sits may come between the name and the verb.
+        assert!(about_someone_else(
+            "Jacko in the back reckons Hungry Jack's beats Macca's any day."
+        ));
+        assert!(about_someone_else(
+            "Mum in the passenger seat thinks it's too cold."
+        ));
+        assert!(!about_someone_else("Jazz in the evening is what I like."));
         assert!(about_someone_else("She says the seats are too hard."));
         // Relatives by marriage, friends by another word.
         assert!(about_someone_else("My sister-in-law won't eat meat."));
