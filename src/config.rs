@@ -137,8 +137,10 @@ pub struct ExtractionConfig {
     /// `hold_one_off`, `lasting_offers` and `offers = "model"`.
     pub one_off_offer: Option<PathBuf>,
     /// With `hold_one_off`, the lasting track also offers what its gate and offer decision
-    /// find (a lasting statement the preference gate's track misses), besides telling which
-    /// offers are one-off requests.
+    /// find (a lasting statement the preference gate's track misses: "I get my news from the
+    /// BBC.", "I prefer the quickest route, always."), besides telling which offers are
+    /// one-off requests. On by default since stop 61 (docs/results.md, "The lasting track
+    /// offers by default"); `false` leaves the first track's offers alone.
     pub lasting_offers: bool,
 }
 
@@ -247,7 +249,7 @@ impl Default for ExtractionConfig {
             refuse_by_model: true,
             refusal: None,
             one_off_offer: None,
-            lasting_offers: false,
+            lasting_offers: true,
         }
     }
 }

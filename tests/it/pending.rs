@@ -452,21 +452,22 @@ fn a_missing_or_mismatched_one_off_gate_is_named() {
     assert!(Memory::open(&dir.path().join("d"), c).is_ok());
 }
 
-/// `extraction.lasting_offers`: the lasting track also offers a lasting statement the
-/// preference gate's track lets pass, and it is stored active.
+/// `extraction.lasting_offers` (the default): the lasting track also offers a lasting
+/// statement the preference gate's track lets pass, and it is stored active; without it the
+/// first track alone stores nothing.
 #[test]
-fn the_lasting_track_offers_what_the_first_track_misses_when_asked_to() {
+fn the_lasting_track_offers_what_the_first_track_misses() {
     let dir = tempdir().unwrap();
     let said = Conversation::from_value(&serde_json::json!([
         {"role": "user", "text": "Queen is my all-time favourite band."},
     ]))
     .unwrap();
     let driver = user("driver");
-    let first = Memory::open(&dir.path().join("a"), config()).unwrap();
-    assert!(first.remember(&driver, &said).unwrap().is_empty());
     let mut c = config();
-    c.extraction.lasting_offers = true;
-    let both = Memory::open(&dir.path().join("b"), c).unwrap();
+    c.extraction.lasting_offers = false;
+    let first = Memory::open(&dir.path().join("a"), c).unwrap();
+    assert!(first.remember(&driver, &said).unwrap().is_empty());
+    let both = Memory::open(&dir.path().join("b"), config()).unwrap();
     let out = both.remember(&driver, &said).unwrap();
     assert_eq!(out.len(), 1, "{out:?}");
     let p = &out[0].preference;
