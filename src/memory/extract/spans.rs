@@ -115,15 +115,12 @@ pub(super) fn points_back(s: &str) -> bool {
 /// The earlier sentences a free-text value can come from when the evidence points back at
 /// what was said before it and names nothing itself ("Play some Fleetwood Mac. They're my
 /// all-time favourite band."): up to two sentences back, while each still points back. A
-/// sentence names something itself when a word other than its first (and "I") is
-/// capitalised.
+/// short word of thanks or approval between ([`interjection`]: "Tune.", "Cheers.") is passed
+/// over ("Now play Mr. Blue Sky." ... "Tune." "Best song ever written, I'll never get sick of
+/// it."). A sentence names something itself when a word other than the first of each of its
+/// sentences (and "I") is capitalised: a statement joined from two ("Thanks. It's been my
+/// station since college.") opens its second with a capital too.
 pub(super) fn referents(sentences: &[String], at: usize) -> Vec<&str> {
-    let names_itself = |s: &str| {
-        s.split_whitespace().skip(1).any(|w| {
-            let w = w.trim_matches(|c: char| !c.is_alphanumeric());
-            w.chars().next().is_some_and(char::is_uppercase) && w != "I" && !w.starts_with("I'")
-        })
-    };
     let mut out = Vec::new();
     let mut i = at;
     let Some(evidence) = sentences.get(at) else {
@@ -132,17 +129,77 @@ pub(super) fn referents(sentences: &[String], at: usize) -> Vec<&str> {
     if !points_back(evidence) || names_itself(evidence) {
         return out;
     }
+    let mut passed = 0;
     while out.len() < 2 {
         let Some(prev) = i.checked_sub(1).and_then(|j| sentences.get(j)) else {
             break;
         };
+        i -= 1;
+        if passed < 2 && interjection(prev) {
+            passed += 1;
+            continue;
+        }
         out.push(prev.as_str());
         if !points_back(prev) || names_itself(prev) {
             break;
         }
-        i -= 1;
     }
     out
+}
+
+/// Whether a text names something itself: a capitalised word other than the first of one of
+/// its sentences, and other than "I" ("It's Bayern 3 I like."; not "Thanks. It's my station.").
+fn names_itself(text: &str) -> bool {
+    crate::conversation::sentence_spans(text)
+        .into_iter()
+        .any(|r| {
+            text[r].split_whitespace().skip(1).any(|w| {
+                let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+                w.chars().next().is_some_and(char::is_uppercase) && w != "I" && !w.starts_with("I'")
+            })
+        })
+}
+
+/// Words of thanks, approval or assent, said on their own between a name and a remark about
+/// it (a closed class: not a name said alone as an answer, "Ionity.").
+const INTERJECTIONS: &[&str] = &[
+    "thanks",
+    "thank",
+    "you",
+    "ta",
+    "cheers",
+    "nice",
+    "great",
+    "perfect",
+    "lovely",
+    "brilliant",
+    "cool",
+    "ok",
+    "okay",
+    "yes",
+    "yeah",
+    "yep",
+    "sweet",
+    "awesome",
+    "excellent",
+    "good",
+    "right",
+    "sure",
+    "tune",
+    "wow",
+    "oh",
+    "ah",
+    "aye",
+    "mate",
+    "ooh",
+    "yay",
+];
+
+/// Whether a sentence is a short word of thanks, approval or assent that says nothing of its
+/// own ("Tune.", "Cheers.", "Oh yes!"): one or two words, each of [`INTERJECTIONS`].
+fn interjection(sentence: &str) -> bool {
+    let words = token_words(sentence);
+    (1..=2).contains(&words.len()) && words.iter().all(|w| INTERJECTIONS.contains(&w.as_str()))
 }
 
 /// Longest value copied from a sentence, in words.
@@ -524,6 +581,40 @@ mod tests {
             .map(String::from)
             .to_vec();
         assert!(referents(&s, 1).is_empty());
+        // A statement joined from two sentences opens its second with a capital: no name.
+        let s: Vec<String> = [
+            "Tune in to KEXP.",
+            "Thanks. It's been my station since college.",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(referents(&s, 1), ["Tune in to KEXP."]);
+        // A short word of approval between is passed over, a sentence that says more is not.
+        let s: Vec<String> = [
+            "Now play Mr. Blue Sky.",
+            "Tune.",
+            "Best song ever written, I'll never get sick of it.",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(referents(&s, 2), ["Now play Mr. Blue Sky."]);
+        let s: Vec<String> = [
+            "Play Hotel California.",
+            "Skip to the next one please.",
+            "It's my favourite song.",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(referents(&s, 2), ["Skip to the next one please."]);
+        // A name said alone as an answer is no word of approval.
+        let s: Vec<String> = [
+            "We'll need to charge on the way to Lyon.",
+            "Ionity.",
+            "I've got a subscription, so I always charge with them.",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(referents(&s, 2), ["Ionity."]);
     }
 
     #[test]
