@@ -48,3 +48,50 @@ fn an_aversion_said_by_refusing_the_thing_and_a_stance_on_parking_store_their_va
         );
     }
 }
+
+/// A remark that names nothing takes its value from what it points back to, across a word of
+/// thanks or approval ("Nice.") and in a statement of two sentences ("Cheers. It's been my
+/// station ..."), not from its own words ("not tired", or nothing stored).
+#[test]
+fn a_remark_that_points_back_across_a_word_of_thanks_keeps_the_name_it_points_to() {
+    let dir = tempdir().unwrap();
+    let m = open(dir.path());
+    let cases = [
+        (
+            serde_json::json!([
+                {"role": "user", "text": "Put on Radio Paradise."},
+                {"role": "assistant", "text": "Playing Radio Paradise."},
+                {"role": "user", "text": "Cheers. It's been my station for years, it's all I listen to in the car."}
+            ]),
+            "preferred_radio_station",
+            "Radio Paradise",
+        ),
+        (
+            serde_json::json!([
+                {"role": "user", "text": "Play Wonderwall."},
+                {"role": "assistant", "text": "Playing Wonderwall by Oasis."},
+                {"role": "user", "text": "Nice."},
+                {"role": "user", "text": "Best song ever, I'll never get tired of it."}
+            ]),
+            "favorite_songs",
+            "Wonderwall",
+        ),
+    ];
+    for (i, (turns, key, value)) in cases.into_iter().enumerate() {
+        let c = Conversation::from_value(&turns).unwrap();
+        let out = m.remember(&user(&format!("driver-{i}")), &c).unwrap();
+        let d = m.schema().detail_by_key(key).unwrap();
+        let got: Vec<(String, bool)> = out
+            .iter()
+            .filter(|o| o.preference.detail == d)
+            .map(|o| {
+                let p = &o.preference;
+                (
+                    p.attribute.clone(),
+                    p.status == glovebox::pref::Status::Active,
+                )
+            })
+            .collect();
+        assert_eq!(got, vec![(value.to_string(), true)], "{turns}");
+    }
+}
