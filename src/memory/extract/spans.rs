@@ -67,10 +67,11 @@ const TIME_WORDS: &[&str] = &[
 ];
 
 /// Words by which a sentence points back at something said before it ("They're my favourite
-/// band", "It's my station").
+/// band", "It's my station"), or at someone ("she's my favourite artist" after "And some
+/// Taylor Swift.", "Nobody's touching him" after "Put some Stormzy on.").
 const BACK_REFERENCES: &[&str] = &[
     "it", "it's", "its", "they", "they're", "they've", "them", "that", "that's", "this", "there",
-    "those",
+    "those", "he", "he's", "she", "she's", "him", "her", "his",
 ];
 
 /// The sentence's whitespace-separated tokens, lower case, without the marks around them
@@ -606,6 +607,14 @@ mod tests {
         .map(String::from)
         .to_vec();
         assert_eq!(referents(&s, 2), ["Skip to the next one please."]);
+        // An artist pointed back to by a personal pronoun.
+        let s: Vec<String> = [
+            "And some Taylor Swift.",
+            "Yes, I'm a grown man and she's my favourite artist, don't judge.",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(referents(&s, 1), ["And some Taylor Swift."]);
         // A name said alone as an answer is no word of approval.
         let s: Vec<String> = [
             "We'll need to charge on the way to Lyon.",
