@@ -326,8 +326,29 @@ fn others_at(words: &[String], k: usize) -> bool {
         .unwrap_or(noun);
     let bare = bare.strip_suffix("-in-law").unwrap_or(bare);
     let with_me = at(k + 2) == "and" && matches!(at(k + 3), "i" | "me" | "myself");
-    DETERMINERS.contains(&at(k)) && OTHERS.contains(&bare) && !with_me
+    // "A friend keeps telling me to give it a go", "A mate of mine swears by Ampol": behind
+    // "a", only someone the speaker knows (not "A family restaurant", "A kids' menu").
+    let known = matches!(at(k), "a" | "an") && ACQUAINTANCES.contains(&bare);
+    (DETERMINERS.contains(&at(k)) && OTHERS.contains(&bare) || known) && !with_me
 }
+
+/// Of [`OTHERS`], those said behind "a" as someone the speaker knows ("a friend", "a
+/// colleague").
+const ACQUAINTANCES: &[&str] = &[
+    "friend",
+    "colleague",
+    "coworker",
+    "workmate",
+    "mate",
+    "neighbour",
+    "neighbor",
+    "buddy",
+    "pal",
+    "cousin",
+    "flatmate",
+    "roommate",
+    "housemate",
+];
 
 /// Words by which a speaker says something of their own: "I love ...", "I'm ...", "I'd ...".
 const FIRST_PERSON: &[&str] = &["i", "i'm", "i've", "i'd", "i'll", "im"];
@@ -481,6 +502,13 @@ mod tests {
             "Mum in the passenger seat thinks it's too cold."
         ));
         assert!(!about_someone_else("Jazz in the evening is what I like."));
+        // Someone the speaker knows, behind "a".
+        assert!(about_someone_else(
+            "A friend keeps telling me to give it a go."
+        ));
+        assert!(about_someone_else("A mate of mine swears by Ampol."));
+        assert!(!about_someone_else("A family restaurant is what we like."));
+        assert!(!about_someone_else("A friend and I always stop at Greggs."));
         assert!(about_someone_else("She says the seats are too hard."));
         // Relatives by marriage, friends by another word.
         assert!(about_someone_else("My sister-in-law won't eat meat."));
