@@ -21,6 +21,7 @@ mod mood;
 mod names;
 mod prompt;
 mod prototypes;
+mod referents;
 mod spans;
 mod statements;
 mod subject;
@@ -37,7 +38,7 @@ pub use prototypes::{
     lines_in_schema, name_texts, parse_examples, prototype_texts, says_name, sentence_scores,
     Example, Heard, Prototype, DEFAULT_EXAMPLES,
 };
-use spans::referents;
+use referents::referents;
 pub use spans::{proper_names, said_as_place, said_names, spans};
 pub use statements::{said_of_the_one_before, statements};
 pub use subject::{about_someone_else, for_someone_else};
