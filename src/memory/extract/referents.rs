@@ -112,15 +112,17 @@ fn interjection(sentence: &str) -> bool {
 mod tests {
     use super::*;
 
+    fn said(x: &[&str]) -> Vec<String> {
+        x.iter().map(|s| s.to_string()).collect()
+    }
+
     #[test]
     fn a_sentence_that_points_back_refers_to_the_one_before() {
-        let s: Vec<String> = [
+        let s = said(&[
             "Play Hotel California.",
             "That song never gets old.",
             "It's my favourite song, full stop.",
-        ]
-        .map(String::from)
-        .to_vec();
+        ]);
         // Back through a sentence that points back too, at most two.
         assert_eq!(
             referents(&s, 2),
@@ -128,51 +130,39 @@ mod tests {
         );
         assert!(referents(&s, 0).is_empty());
         // A sentence that names something itself refers to nothing before it.
-        let s: Vec<String> = ["Hi there.", "It's Bayern 3 I like."]
-            .map(String::from)
-            .to_vec();
+        let s = said(&["Hi there.", "It's Bayern 3 I like."]);
         assert!(referents(&s, 1).is_empty());
         // A statement joined from two sentences opens its second with a capital: no name.
-        let s: Vec<String> = [
+        let s = said(&[
             "Tune in to KEXP.",
             "Thanks. It's been my station since college.",
-        ]
-        .map(String::from)
-        .to_vec();
+        ]);
         assert_eq!(referents(&s, 1), ["Tune in to KEXP."]);
         // A short word of approval between is passed over, a sentence that says more is not.
-        let s: Vec<String> = [
+        let s = said(&[
             "Now play Mr. Blue Sky.",
             "Tune.",
             "Best song ever written, I'll never get sick of it.",
-        ]
-        .map(String::from)
-        .to_vec();
+        ]);
         assert_eq!(referents(&s, 2), ["Now play Mr. Blue Sky."]);
-        let s: Vec<String> = [
+        let s = said(&[
             "Play Hotel California.",
             "Skip to the next one please.",
             "It's my favourite song.",
-        ]
-        .map(String::from)
-        .to_vec();
+        ]);
         assert_eq!(referents(&s, 2), ["Skip to the next one please."]);
         // An artist pointed back to by a personal pronoun.
-        let s: Vec<String> = [
+        let s = said(&[
             "And some Taylor Swift.",
             "Yes, I'm a grown man and she's my favourite artist, don't judge.",
-        ]
-        .map(String::from)
-        .to_vec();
+        ]);
         assert_eq!(referents(&s, 1), ["And some Taylor Swift."]);
         // A name said alone as an answer is no word of approval.
-        let s: Vec<String> = [
+        let s = said(&[
             "We'll need to charge on the way to Lyon.",
             "Ionity.",
             "I've got a subscription, so I always charge with them.",
-        ]
-        .map(String::from)
-        .to_vec();
+        ]);
         assert_eq!(referents(&s, 2), ["Ionity."]);
     }
 }
