@@ -12,7 +12,7 @@ const BACK_REFERENCES: &[&str] = &[
 ];
 
 /// Whether a sentence points back at what was said before it ("it", "they're", "that", ...).
-pub(super) fn points_back(s: &str) -> bool {
+fn points_back(s: &str) -> bool {
     token_words(s)
         .iter()
         .any(|w| BACK_REFERENCES.contains(&w.as_str()))

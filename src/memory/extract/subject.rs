@@ -509,6 +509,10 @@ mod tests {
         assert!(about_someone_else("A mate of mine swears by Ampol."));
         assert!(!about_someone_else("A family restaurant is what we like."));
         assert!(!about_someone_else("A friend and I always stop at Greggs."));
+        // Those known behind "a" are of the others.
+        assert!(super::ACQUAINTANCES
+            .iter()
+            .all(|w| super::OTHERS.contains(w)));
         assert!(about_someone_else("She says the seats are too hard."));
         // Relatives by marriage, friends by another word.
         assert!(about_someone_else("My sister-in-law won't eat meat."));
