@@ -16,6 +16,7 @@ use super::offer::OfferModel;
 use super::values::{self, named_values, NOT};
 use crate::schema::{DetailId, DetailSet, Schema, ValueKind};
 
+mod complaint;
 mod held;
 mod mood;
 mod names;
@@ -26,6 +27,7 @@ mod spans;
 mod statements;
 mod subject;
 
+pub use complaint::complains_of_now;
 pub use held::{held_value_first, Held};
 pub use mood::{asks, for_the_moment, looks_back, only_now, reminds, requests, supposes};
 use names::names_another;

@@ -401,6 +401,38 @@ fn a_request_for_the_present_occasion_is_held_pending() {
     );
 }
 
+/// A level read from a complaint about how things are now ("the fan is way too loud") is held
+/// pending (recalled at once before, checked); the same complaint said as a standing one
+/// ("always too bright for me at night") is recalled at once.
+#[test]
+fn a_complaint_about_now_is_held_pending() {
+    let dir = tempdir().unwrap();
+    let m = holding(dir.path());
+    let stored = |who: &str, text: &str| stored_alone(&m, who, text);
+    assert_eq!(
+        stored(
+            "jo",
+            "Ugh, the fan is way too loud, I can barely hear myself think."
+        ),
+        ("Low".to_string(), Status::Pending)
+    );
+    assert_eq!(
+        stored(
+            "kim",
+            "The cabin lights are far too bright, my eyes are killing me."
+        ),
+        ("Low".to_string(), Status::Pending)
+    );
+    assert!(recalled_ids(&m, "kim", "turn the lights on").is_empty());
+    assert_eq!(
+        stored(
+            "lee",
+            "The dashboard lights are always too bright for me at night, keep them low."
+        ),
+        ("Low".to_string(), Status::Active)
+    );
+}
+
 #[test]
 fn a_missing_or_mismatched_one_off_gate_is_named() {
     let dir = tempdir().unwrap();

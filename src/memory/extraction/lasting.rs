@@ -113,13 +113,18 @@ impl Models {
 /// the whole statement when none does, as for a level the words do not name) asks for the
 /// present occasion only ([`extract::for_the_moment`]): "Put BBC Radio 2 on for a bit, I want
 /// to catch the travel news" is a one-off however lasting the gate reads its reason; "We're
-/// vegetarian at home, so find somewhere with proper veggie food for tonight" is not.
+/// vegetarian at home, so find somewhere with proper veggie food for tonight" is not. A value
+/// no clause says, read from a complaint about how things are now ([`extract::complains_of_now`]:
+/// `Low` from "ugh, these lights are way too bright, I've got a banging headache"), is one too.
 pub(super) fn for_the_moment(item: &Extracted, statement: &str) -> bool {
     let value = values::turned_down(&item.attribute).unwrap_or(&item.attribute);
     let said = split_clauses(statement)
         .into_iter()
         .find(|c| values::says_words(c, value));
-    extract::for_the_moment(said.as_deref().unwrap_or(statement))
+    match said {
+        Some(clause) => extract::for_the_moment(&clause),
+        None => extract::for_the_moment(statement) || extract::complains_of_now(statement),
+    }
 }
 
 /// Whether a statement other than `at` that the lasting track passes (`passes`) names
