@@ -48,7 +48,8 @@ fn extraction(c: &mut Criterion) {
         })
         .find(|(_, x)| !x.offered.is_empty())
         .expect("a conversation offers a category");
-    let request = models.extraction_request(&conv.user_sentences(), &x.offered);
+    let said = glovebox::memory::extract::Statements::of(conv, conv.user_sentences());
+    let request = models.extraction_request(&said, &x.offered);
     let mut g = c.benchmark_group("extract");
     g.sample_size(10);
     g.bench_function("one_conversation", |b| {

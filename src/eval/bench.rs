@@ -248,7 +248,11 @@ fn time_extraction(models: &Models, entries: &[&Entry]) -> Result<(Vec<f64>, Vec
             continue;
         }
         extract.push(ms);
-        let request = models.extraction_request(&e.conversation.user_sentences(), &x.offered);
+        let said = crate::memory::extract::Statements::of(
+            &e.conversation,
+            e.conversation.user_sentences(),
+        );
+        let request = models.extraction_request(&said, &x.offered);
         let cost = llm
             .raw_cost(request, x.decoded_tokens)
             .map_err(MemoryError::from)?;

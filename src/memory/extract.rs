@@ -40,9 +40,9 @@ pub use prototypes::{
     lines_in_schema, name_texts, parse_examples, prototype_texts, says_name, sentence_scores,
     Example, Heard, Prototype, DEFAULT_EXAMPLES,
 };
-use referents::referents;
+use referents::{as_pointed_to, referents};
 pub use spans::{proper_names, said_as_place, said_names, spans};
-pub use statements::{said_of_the_one_before, statements};
+pub use statements::{said_of_the_one_before, statements, Statements};
 pub use subject::{about_someone_else, for_someone_else};
 
 /// Whether a statement can say a lasting preference of its speaker at all, whatever the gate
@@ -283,7 +283,7 @@ fn gbnf_literal(s: &str) -> String {
 pub fn grammar(
     schema: &Schema,
     offered: &[Candidate],
-    sentences: &[String],
+    sentences: &Statements,
     max_prefs: usize,
 ) -> String {
     let mut g = String::new();
@@ -435,7 +435,7 @@ pub fn scored_choices(schema: &Schema, offered: &Candidate, sentences: &[String]
 /// sentence ([`spans`]), turned down (`not <words>`) when the sentence turns them down. Never a
 /// catalogue value the user did not name: a catalogue neighbour of what was said is a false
 /// memory.
-fn value_alternatives(schema: &Schema, offered: &Candidate, sentences: &[String]) -> Vec<String> {
+fn value_alternatives(schema: &Schema, offered: &Candidate, sentences: &Statements) -> Vec<String> {
     let named = named_choices(schema, offered, sentences);
     if !named.is_empty() {
         return named.iter().map(|a| gbnf_literal(a)).collect();
@@ -449,7 +449,8 @@ fn value_alternatives(schema: &Schema, offered: &Candidate, sentences: &[String]
         return vec![gbnf_literal("none")];
     }
     let sentence = sentences.get(offered.sentence).map_or("", String::as_str);
-    let Some(words) = spans::value_words(detail, sentences, offered.sentence) else {
+    let Some(words) = spans::value_words(detail, sentences, offered.sentence, sentences.before())
+    else {
         return vec![gbnf_literal("none")];
     };
     if words.is_empty() {

@@ -75,8 +75,10 @@ impl Models {
         held: &extract::Held,
     ) -> Result<Extraction, MemoryError> {
         let t0 = Instant::now();
-        let sentences =
-            extract::statements(&self.schema, conversation, self.cfg.extraction.join_back);
+        let sentences = extract::Statements::of(
+            conversation,
+            extract::statements(&self.schema, conversation, self.cfg.extraction.join_back),
+        );
         let protos = self.prototypes()?;
         let te = Instant::now();
         let (vecs, taps) = self.embed_sentences(&sentences)?;
@@ -140,7 +142,7 @@ impl Models {
             let items = extract::parse(&self.schema, &full, &group, &sentences, &conf)?;
             let s = group[0].sentence;
             for mut item in self.read_polarity(items, (&vecs[s], &taps[s]))? {
-                let at = (sentences.as_slice(), s);
+                let at = (&sentences[..], s);
                 item.one_off = self.one_off(&item, at, lasting.as_ref());
                 let dup = out
                     .items
@@ -315,7 +317,7 @@ impl Models {
     /// decoding under the grammar.
     fn answer(
         &self,
-        sentences: &[String],
+        sentences: &extract::Statements,
         offered: &[Candidate],
     ) -> Result<(String, Vec<f32>, usize), MemoryError> {
         let request = self.extraction_request(sentences, offered);
@@ -480,7 +482,11 @@ impl Models {
     /// The LLM request that extraction makes for these user sentences and offered categories:
     /// the cached instructions as prefix, the sentences and the started answer as prompt, and
     /// the grammar of what may follow.
-    pub fn extraction_request(&self, sentences: &[String], offered: &[Candidate]) -> Request {
+    pub fn extraction_request(
+        &self,
+        sentences: &extract::Statements,
+        offered: &[Candidate],
+    ) -> Request {
         Request {
             prefix: self.extract_prefix.clone(),
             prompt: extract::prompt(&self.schema, sentences, offered),

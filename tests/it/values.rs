@@ -49,6 +49,69 @@ fn an_aversion_said_by_refusing_the_thing_and_a_stance_on_parking_store_their_va
     }
 }
 
+/// A remark opening a turn that names nothing, after an assistant turn that names something
+/// and user sentences that name nothing, takes its value from the assistant's names ("That's
+/// my song" after "Now playing Mr. Brightside by The Killers."): stored before as the remark's
+/// own words (`not song I never get tired`) or not at all, checked; a name the user said
+/// before it is taken from the user's words ("Put on Dancing Queen."; nothing stored before,
+/// checked). A remark of thanks stores nothing.
+#[test]
+fn a_remark_opening_a_turn_takes_the_name_the_assistant_just_said() {
+    let dir = tempdir().unwrap();
+    let m = open(dir.path());
+    let cases = [
+        (
+            serde_json::json!([
+                {"role": "user", "text": "Put something on."},
+                {"role": "assistant", "text": "Now playing Mr. Brightside by The Killers."},
+                {"role": "user", "text": "Oh, that's my song, I never get tired of it."}
+            ]),
+            Some(("favorite_songs", "Mr Brightside")),
+        ),
+        (
+            serde_json::json!([
+                {"role": "user", "text": "Play some music."},
+                {"role": "assistant", "text": "Here's Dreams by Fleetwood Mac."},
+                {"role": "user", "text": "Nice. They're my all-time favourite band."}
+            ]),
+            Some(("favorite_artists_bands", "Fleetwood Mac")),
+        ),
+        // The name the assistant repeats is taken from the user's own words before it.
+        (
+            serde_json::json!([
+                {"role": "user", "text": "Put on Dancing Queen."},
+                {"role": "assistant", "text": "Playing Dancing Queen by ABBA."},
+                {"role": "user", "text": "Classic. That's my song, always has been."}
+            ]),
+            Some(("favorite_songs", "Dancing Queen")),
+        ),
+        (
+            serde_json::json!([
+                {"role": "user", "text": "Put the radio on."},
+                {"role": "assistant", "text": "Tuning to BBC Radio 2."},
+                {"role": "user", "text": "Thanks, that's fine."}
+            ]),
+            None,
+        ),
+    ];
+    for (i, (turns, want)) in cases.into_iter().enumerate() {
+        let c = Conversation::from_value(&turns).unwrap();
+        let out = m.remember(&user(&format!("rider-{i}")), &c).unwrap();
+        let got: Vec<(String, String)> = out
+            .iter()
+            .map(|o| {
+                let p = &o.preference;
+                (m.schema().detail(p.detail).key.clone(), p.attribute.clone())
+            })
+            .collect();
+        let want: Vec<(String, String)> = want
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        assert_eq!(got, want, "{turns}");
+    }
+}
+
 /// A remark that names nothing takes its value from what it points back to, across a word of
 /// thanks or approval ("Nice.") and in a statement of two sentences ("Cheers. It's been my
 /// station ..."), not from its own words ("not tired", or nothing stored).

@@ -307,7 +307,7 @@ pub fn names_before_lists(
         return;
     };
     let named_thing = !super::proper_names(sentence).is_empty()
-        || super::referents(sentences, at)
+        || super::referents(sentences, at, &[])
             .iter()
             .any(|s| !super::proper_names(s).is_empty());
     let Some((best, top)) = super::best_category(row) else {
@@ -395,7 +395,7 @@ pub(super) fn names_another(
     }
     let said: std::collections::HashSet<String> =
         sentences.iter().flat_map(|s| values::stems(s)).collect();
-    let names: Vec<Vec<String>> = super::said_names(sentences, at)
+    let names: Vec<Vec<String>> = super::said_names(sentences, at, &[])
         .iter()
         .map(|n| values::stems(n))
         .collect();

@@ -26,7 +26,18 @@ fn points_back(s: &str) -> bool {
 /// it."). A sentence names something itself when a word other than the first of each of its
 /// sentences (and "I") is capitalised: a statement joined from two ("Thanks. It's been my
 /// station since college.") opens its second with a capital too.
-pub(super) fn referents(sentences: &[String], at: usize) -> Vec<&str> {
+///
+/// `before` holds, for each sentence that opens its user turn, the assistant turn just before
+/// it ([`super::Statements::before`]; empty: none known). When the sentences it points back to
+/// name nothing, and the way back crosses such an assistant turn that names something, that
+/// turn is what it points to, first: "That's my song, I never get tired of it." after "Now
+/// playing Mr. Brightside by The Killers." (the driver's remark is about what the car just
+/// said; the value is still only a name, as a name the user says would be).
+pub(super) fn referents<'a>(
+    sentences: &'a [String],
+    at: usize,
+    before: &'a [Option<String>],
+) -> Vec<&'a str> {
     let mut out = Vec::new();
     let mut i = at;
     let Some(evidence) = sentences.get(at) else {
@@ -35,8 +46,10 @@ pub(super) fn referents(sentences: &[String], at: usize) -> Vec<&str> {
     if !points_back(evidence) || names_itself(evidence) {
         return out;
     }
+    let mut crossed = None;
     let mut passed = 0;
     while out.len() < 2 {
+        crossed = crossed.or_else(|| before.get(i).and_then(|b| b.as_deref()));
         let Some(prev) = i.checked_sub(1).and_then(|j| sentences.get(j)) else {
             break;
         };
@@ -50,6 +63,60 @@ pub(super) fn referents(sentences: &[String], at: usize) -> Vec<&str> {
             break;
         }
     }
+    // The assistant turn before the earliest sentence reached, when nothing nearer is one.
+    crossed = crossed.or_else(|| before.get(i).and_then(|b| b.as_deref()));
+    let reached: Vec<&str> = std::iter::once(evidence.as_str())
+        .chain(out.iter().copied())
+        .collect();
+    // A number is a value said ("68 degrees is how I like it" after "68 degrees Fahrenheit.").
+    let said_nothing = reached
+        .iter()
+        .all(|s| super::proper_names(s).is_empty() && !s.chars().any(|c| c.is_ascii_digit()));
+    let Some(a) = crossed.filter(|_| said_nothing) else {
+        return out;
+    };
+    let named = super::proper_names(a);
+    let says = |s: &str| {
+        named
+            .iter()
+            .any(|n| crate::memory::values::says_words(s, n))
+    };
+    if named.is_empty() || reached.iter().any(|s| says(s)) {
+        // The user's own words say what the assistant named ("Ionity where you can."): theirs.
+        return out;
+    }
+    // An earlier sentence of the user's that says one of the names is what was pointed to, in
+    // the user's words ("Put on Slice of Heaven." ... "Playing Slice of Heaven by Dave
+    // Dobbyn." "Classic. That's my song."); else the assistant's turn.
+    let theirs = sentences[..at].iter().rev().find(|s| says(s));
+    out.insert(0, theirs.map_or(a, String::as_str));
+    out
+}
+
+/// An assistant turn as a remark may point back to it: a sentence's first word lower-cased
+/// where it is the assistant's action, not a name's first word ("playing Wonderwall by Oasis.",
+/// "here's Dreams by Fleetwood Mac."; a word of six letters or more ending in "ing", not
+/// "Sting", or "Here's").
+pub fn as_pointed_to(turn: &str) -> String {
+    let mut out = String::with_capacity(turn.len());
+    let mut last = 0;
+    for r in crate::conversation::sentence_spans(turn) {
+        out.push_str(&turn[last..r.start]);
+        let sentence = &turn[r.clone()];
+        let end = sentence.find(char::is_whitespace).unwrap_or(sentence.len());
+        let first = &sentence[..end];
+        let word = first.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
+        let action = (word.len() > 5 && word.ends_with("ing")) || word == "Here's";
+        match action {
+            true => {
+                out.push_str(&first.to_lowercase());
+                out.push_str(&sentence[end..]);
+            }
+            false => out.push_str(sentence),
+        }
+        last = r.end;
+    }
+    out.push_str(&turn[last..]);
     out
 }
 
@@ -125,44 +192,134 @@ mod tests {
         ]);
         // Back through a sentence that points back too, at most two.
         assert_eq!(
-            referents(&s, 2),
+            referents(&s, 2, &[]),
             ["That song never gets old.", "Play Hotel California."]
         );
-        assert!(referents(&s, 0).is_empty());
+        assert!(referents(&s, 0, &[]).is_empty());
         // A sentence that names something itself refers to nothing before it.
         let s = said(&["Hi there.", "It's Bayern 3 I like."]);
-        assert!(referents(&s, 1).is_empty());
+        assert!(referents(&s, 1, &[]).is_empty());
         // A statement joined from two sentences opens its second with a capital: no name.
         let s = said(&[
             "Tune in to KEXP.",
             "Thanks. It's been my station since college.",
         ]);
-        assert_eq!(referents(&s, 1), ["Tune in to KEXP."]);
+        assert_eq!(referents(&s, 1, &[]), ["Tune in to KEXP."]);
         // A short word of approval between is passed over, a sentence that says more is not.
         let s = said(&[
             "Now play Mr. Blue Sky.",
             "Tune.",
             "Best song ever written, I'll never get sick of it.",
         ]);
-        assert_eq!(referents(&s, 2), ["Now play Mr. Blue Sky."]);
+        assert_eq!(referents(&s, 2, &[]), ["Now play Mr. Blue Sky."]);
         let s = said(&[
             "Play Hotel California.",
             "Skip to the next one please.",
             "It's my favourite song.",
         ]);
-        assert_eq!(referents(&s, 2), ["Skip to the next one please."]);
+        assert_eq!(referents(&s, 2, &[]), ["Skip to the next one please."]);
         // An artist pointed back to by a personal pronoun.
         let s = said(&[
             "And some Taylor Swift.",
             "Yes, I'm a grown man and she's my favourite artist, don't judge.",
         ]);
-        assert_eq!(referents(&s, 1), ["And some Taylor Swift."]);
+        assert_eq!(referents(&s, 1, &[]), ["And some Taylor Swift."]);
         // A name said alone as an answer is no word of approval.
         let s = said(&[
             "We'll need to charge on the way to Lyon.",
             "Ionity.",
             "I've got a subscription, so I always charge with them.",
         ]);
-        assert_eq!(referents(&s, 2), ["Ionity."]);
+        assert_eq!(referents(&s, 2, &[]), ["Ionity."]);
+    }
+
+    #[test]
+    fn a_remark_opening_a_turn_points_back_to_what_the_assistant_named_when_the_user_named_nothing()
+    {
+        let played = Some("Now playing Mr. Brightside by The Killers.".to_string());
+        let s = said(&[
+            "Play something upbeat.",
+            "That's my song, I never get tired of it.",
+        ]);
+        let before = [None, played.clone()];
+        assert_eq!(
+            referents(&s, 1, &before),
+            [
+                "Now playing Mr. Brightside by The Killers.",
+                "Play something upbeat."
+            ]
+        );
+        // Across a word of thanks that opens the turn.
+        let s = said(&["Play something upbeat.", "Tune.", "That's my song."]);
+        let before = [None, played.clone(), None];
+        assert_eq!(
+            referents(&s, 2, &before)[0],
+            "Now playing Mr. Brightside by The Killers."
+        );
+        // What the user named comes first: the assistant is not asked.
+        let s = said(&["And some Taylor Swift.", "She's my favourite artist."]);
+        let before = [None, Some("Playing Anti-Hero by Taylor Swift.".to_string())];
+        assert_eq!(referents(&s, 1, &before), ["And some Taylor Swift."]);
+        // An assistant turn that names nothing, or a remark that does not point back.
+        let s = said(&["Play something.", "That's my song."]);
+        let before = [None, Some("Here's something upbeat.".to_string())];
+        assert_eq!(referents(&s, 1, &before), ["Play something."]);
+        let s = said(&["Play something.", "I love this song."]);
+        let before = [None, played.clone()];
+        assert_eq!(
+            referents(&s, 1, &before)[0],
+            "Now playing Mr. Brightside by The Killers."
+        );
+        // Through a remark of the same turn that names nothing.
+        let s = said(&[
+            "Skip this one.",
+            "Oh, now we're talking.",
+            "That's my song.",
+        ]);
+        let before = [None, played.clone(), None];
+        assert_eq!(
+            referents(&s, 2, &before),
+            [
+                "Now playing Mr. Brightside by The Killers.",
+                "Oh, now we're talking."
+            ]
+        );
+        // A name the assistant said that the user said before is taken from the user's words;
+        // one the user says in the sentences reached keeps them as they are.
+        let s = said(&["Put on Slice of Heaven.", "Classic.", "That's my song."]);
+        let before = [
+            None,
+            Some("playing Slice of Heaven by Dave Dobbyn.".to_string()),
+            None,
+        ];
+        assert_eq!(
+            referents(&s, 2, &before),
+            ["Put on Slice of Heaven.", "Classic."]
+        );
+        let s = said(&["Ionity where you can.", "It works out cheaper for me."]);
+        let before = [
+            Some("There are Ionity and Tesla chargers.".to_string()),
+            None,
+        ];
+        assert_eq!(referents(&s, 1, &before), ["Ionity where you can."]);
+        // A number said is a value: the assistant's names are not asked.
+        let s = said(&[
+            "Set it to 68.",
+            "Good. Remember that, 68 degrees is how I like it.",
+        ]);
+        let before = [None, Some("68 degrees Fahrenheit.".to_string())];
+        assert_eq!(referents(&s, 1, &before), ["Set it to 68."]);
+    }
+
+    #[test]
+    fn an_assistant_turn_pointed_to_keeps_its_names_not_its_actions() {
+        assert_eq!(
+            as_pointed_to("Playing Wonderwall by Oasis. Here's Dreams next."),
+            "playing Wonderwall by Oasis. here's Dreams next."
+        );
+        assert_eq!(
+            as_pointed_to("Fleetwood Mac, coming up. Sting is next."),
+            "Fleetwood Mac, coming up. Sting is next."
+        );
     }
 }

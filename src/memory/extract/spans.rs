@@ -140,9 +140,14 @@ pub fn things(sentence: &str) -> Vec<String> {
 /// the user refers to ("the airport", "a jazz station"), else nothing: `None` ("I've switched
 /// to cycling" names no destination). A place takes only a name or thing said as where one
 /// goes ([`said_as_place`]).
-pub(super) fn value_words(detail: &Detail, sentences: &[String], at: usize) -> Option<Vec<String>> {
+pub(super) fn value_words(
+    detail: &Detail,
+    sentences: &[String],
+    at: usize,
+    before: &[Option<String>],
+) -> Option<Vec<String>> {
     let sentence = sentences.get(at).map_or("", String::as_str);
-    let earlier = referents(sentences, at);
+    let earlier = referents(sentences, at, before);
     let mut words = spans(sentence);
     let mut names = proper_names(sentence);
     for e in &earlier {
@@ -348,14 +353,14 @@ fn sentence_name_spans(sentence: &str) -> Vec<String> {
 }
 
 /// The names ([`proper_names`]) of the evidence sentence, or of the sentences it points back
-/// to when it names nothing itself ("They're my favourite band" after "Put on Fleetwood Mac"),
-/// but for a name such a sentence turns down.
-pub fn said_names(sentences: &[String], at: usize) -> Vec<String> {
+/// to when it names nothing itself ("They're my favourite band" after "Put on Fleetwood Mac";
+/// an assistant turn of `before`, [`referents`]), but for a name such a sentence turns down.
+pub fn said_names(sentences: &[String], at: usize, before: &[Option<String>]) -> Vec<String> {
     let mut names = sentences
         .get(at)
         .map(|s| proper_names(s))
         .unwrap_or_default();
-    for earlier in referents(sentences, at) {
+    for earlier in referents(sentences, at, before) {
         for n in proper_names(earlier) {
             // A name the earlier sentence turns down is not what this one points back to
             // ("They don't come through Portland often." ... "It's at the main arena.").
@@ -467,14 +472,18 @@ mod tests {
         ]
         .map(String::from)
         .to_vec();
-        assert!(said_names(&s, 1).is_empty(), "{:?}", said_names(&s, 1));
+        assert!(
+            said_names(&s, 1, &[]).is_empty(),
+            "{:?}",
+            said_names(&s, 1, &[])
+        );
         let s: Vec<String> = [
             "Put on Fleetwood Mac.",
             "They're my all-time favourite band.",
         ]
         .map(String::from)
         .to_vec();
-        assert_eq!(said_names(&s, 1), ["Fleetwood Mac"]);
+        assert_eq!(said_names(&s, 1, &[]), ["Fleetwood Mac"]);
     }
 
     #[test]

@@ -110,6 +110,60 @@ pub fn statements(schema: &Schema, conversation: &Conversation, join_back: bool)
     out
 }
 
+/// A conversation's statements ([`statements`]) with, for each that opens its user turn, the
+/// assistant turn just before it: what a remark opening a turn may point back to ("That's my
+/// song." after "Now playing Mr. Brightside.", `referents`). Read as the statements' texts.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Statements {
+    texts: Vec<String>,
+    before: Vec<Option<String>>,
+}
+
+impl Statements {
+    /// `texts`, the statements of `conversation` in order, each found in its user turn as
+    /// said, with the assistant turn before each that opens its turn.
+    pub fn of(conversation: &Conversation, texts: Vec<String>) -> Statements {
+        let turns = conversation.turns();
+        let mut at = 0usize;
+        let mut last = None;
+        let before = texts
+            .iter()
+            .map(|s| {
+                let found = (at..turns.len())
+                    .find(|&i| turns[i].role == Role::User && turns[i].text.contains(s.as_str()))?;
+                at = found;
+                let opens = last != Some(found);
+                last = Some(found);
+                let prev = &turns[found.checked_sub(1)?];
+                (opens && prev.role == Role::Assistant).then(|| super::as_pointed_to(&prev.text))
+            })
+            .collect();
+        Statements { texts, before }
+    }
+
+    /// For each statement, the assistant turn just before it when it opens its turn.
+    pub fn before(&self) -> &[Option<String>] {
+        &self.before
+    }
+}
+
+/// Statements known without their conversation: no assistant turn before any.
+impl From<Vec<String>> for Statements {
+    fn from(texts: Vec<String>) -> Statements {
+        Statements {
+            texts,
+            before: Vec::new(),
+        }
+    }
+}
+
+impl std::ops::Deref for Statements {
+    type Target = [String];
+    fn deref(&self) -> &[String] {
+        &self.texts
+    }
+}
+
 /// Whether a sentence writes a digit ("at 73", "Level 8").
 fn has_digit(s: &str) -> bool {
     s.chars().any(|c| c.is_ascii_digit())
@@ -355,5 +409,32 @@ mod tests {
         let s = Schema::embedded();
         let c = conversation(&["I always fill up at Shell. Usually 40 litres."]);
         assert_eq!(statements(&s, &c, true), c.user_sentences());
+    }
+
+    #[test]
+    fn a_statement_opening_its_turn_knows_the_assistant_turn_before_it() {
+        let c = Conversation::from_json(
+            &serde_json::json!([
+                {"role": "user", "text": "Put something on."},
+                {"role": "assistant", "text": "Now playing Mr. Brightside."},
+                {"role": "user", "text": "Tune. That's my song."},
+                {"role": "user", "text": "And the fan down."},
+            ])
+            .to_string(),
+        )
+        .unwrap();
+        let said = Statements::of(&c, c.user_sentences());
+        assert_eq!(said.len(), 4);
+        assert_eq!(
+            said.before(),
+            [
+                None,
+                Some("Now playing Mr. Brightside.".to_string()),
+                // Not the turn's first statement; a turn after the user's own.
+                None,
+                None,
+            ]
+        );
+        assert!(Statements::from(c.user_sentences()).before().is_empty());
     }
 }

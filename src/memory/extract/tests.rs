@@ -15,17 +15,20 @@ fn grammar_offers_only_the_shortlist() {
     let s = Schema::embedded();
     let offered = [cand(&s, "preferred_temperature", 0)];
     let said22 = ["I always want 22 degrees.".to_string()];
-    let g = grammar(&s, &offered, &said22, 2);
+    let g = grammar(&s, &offered, &said22.to_vec().into(), 2);
     assert!(g.contains("\"22 degree Celcius\""));
     assert!(!g.contains("favorite_genres"));
     assert!(g.starts_with("root ::= \" none\\n\" | \" \" ("), "{g}");
     let two = [offered[0], cand(&s, "fan_speed_preferences", 0)];
-    let g2 = grammar(&s, &two, &said22, 2);
+    let g2 = grammar(&s, &two, &said22.to_vec().into(), 2);
     assert!(g2.contains("item{1,2}") && g2.contains("\"preferred_temperature\""));
     assert!(g2.contains("\"fan_speed_preferences\"") && !g2.contains("favorite_genres"));
-    assert_eq!(grammar(&s, &[], &[], 2), "root ::= \"none\\n\"\n");
+    assert_eq!(
+        grammar(&s, &[], &Vec::new().into(), 2),
+        "root ::= \"none\\n\"\n"
+    );
     let said = ["Set it to 25 degrees Celsius, please.".to_string()];
-    let g = grammar(&s, &offered, &said, 2);
+    let g = grammar(&s, &offered, &said.to_vec().into(), 2);
     assert!(
         g.contains("\"25 degree Celcius\"") && !g.contains("\"21 degree Celcius\""),
         "{g}"
@@ -156,7 +159,7 @@ fn a_named_value_is_offered_turned_down_only_when_the_sentence_negates() {
         named_choices(&s, &c, &say("Let's stop by the jazz bar.")),
         vec!["Jazz"]
     );
-    let g = grammar(&s, &[c], &say("No more jazz."), 2);
+    let g = grammar(&s, &[c], &say("No more jazz.").into(), 2);
     assert!(g.contains("\"not Jazz\""), "{g}");
     let got = parse(
         &s,
@@ -178,7 +181,12 @@ fn a_named_value_is_offered_turned_down_only_when_the_sentence_negates() {
 fn words_of_the_user_turned_down_are_offered_turned_down_only() {
     let s = Schema::embedded();
     let c = cand(&s, "preferred_gas_station", 0);
-    let g = grammar(&s, &[c], &["Not Esso, I won't use them.".to_string()], 2);
+    let g = grammar(
+        &s,
+        &[c],
+        &vec!["Not Esso, I won't use them.".to_string()].into(),
+        2,
+    );
     assert!(g.contains("\"not Esso\""), "{g}");
     assert!(!g.contains("\"Esso\""), "{g}");
 }
@@ -569,7 +577,7 @@ fn values_are_copied_from_the_sentence() {
     let g = grammar(
         &s,
         &[c],
-        &["I do all my grocery shopping at Lidl.".to_string()],
+        &vec!["I do all my grocery shopping at Lidl.".to_string()].into(),
         3,
     );
     assert!(g.contains("\"Lidl\""), "{g}");

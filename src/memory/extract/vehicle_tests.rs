@@ -199,7 +199,7 @@ fn a_name_valued_setting_offers_names_or_things_the_user_refers_to() {
             score: 0.5,
             sentence: 0,
         };
-        value_alternatives(&s, &c, &[text.to_string()])
+        value_alternatives(&s, &c, &vec![text.to_string()].into())
     };
     // A thing a determiner introduces; not an activity, nor "already".
     let airport = offered("Navigate to the airport for my conference trip.");

@@ -126,7 +126,7 @@ impl Models {
         sentence: &str,
         detail: crate::schema::DetailId,
     ) -> Result<(Vec<String>, Vec<String>), MemoryError> {
-        let sentences = vec![sentence.to_string()];
+        let sentences = extract::Statements::from(vec![sentence.to_string()]);
         let offered = [extract::Candidate {
             detail,
             score: 1.0,

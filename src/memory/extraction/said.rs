@@ -28,7 +28,7 @@ impl Models {
     /// model's `none` keeps the catalogue neighbour out. And a shrug at a category
     /// with one does-not-matter value has that value (the 270M model scores `none` above
     /// "Indifferent to Covered Parking" for "I'm indifferent to covered parking").
-    pub(super) fn said_values(&self, only: &Candidate, sentences: &[String]) -> Said {
+    pub(super) fn said_values(&self, only: &Candidate, sentences: &extract::Statements) -> Said {
         let d = self.schema.detail(only.detail);
         let evidence = &sentences[only.sentence];
         let shrugged = values::shrugged_values(&self.schema, only.detail, evidence);
@@ -121,7 +121,7 @@ impl Models {
                 .cloned()
                 .collect();
             let said = match listed.is_empty() {
-                true => extract::said_names(sentences, only.sentence),
+                true => extract::said_names(sentences, only.sentence, sentences.before()),
                 false => listed,
             };
             let names: Vec<String> = said
