@@ -28,11 +28,13 @@ fn points_back(s: &str) -> bool {
 /// station since college.") opens its second with a capital too.
 ///
 /// `before` holds, for each sentence that opens its user turn, the assistant turn just before
-/// it ([`super::Statements::before`]; empty: none known). When the sentences it points back to
-/// name nothing, and the way back crosses such an assistant turn that names something, that
-/// turn is what it points to, first: "That's my song, I never get tired of it." after "Now
-/// playing Mr. Brightside by The Killers." (the driver's remark is about what the car just
-/// said; the value is still only a name, as a name the user says would be).
+/// it ([`super::Statements::before`]; empty: none known). When the sentences reached name
+/// nothing and say no number, and the way back crosses such an assistant turn that names
+/// something the user did not say there, what the assistant named is pointed to, first: from
+/// an earlier sentence of the user's that says one of its names ("Put on Slice of Heaven."),
+/// else from the assistant's turn ("That's my song, I never get tired of it." after "Now
+/// playing Mr. Brightside by The Killers."). The driver's remark is about what the car just
+/// said; the value is still only a name, as a name the user says would be.
 pub(super) fn referents<'a>(
     sentences: &'a [String],
     at: usize,
@@ -260,7 +262,7 @@ mod tests {
         let s = said(&["And some Taylor Swift.", "She's my favourite artist."]);
         let before = [None, Some("Playing Anti-Hero by Taylor Swift.".to_string())];
         assert_eq!(referents(&s, 1, &before), ["And some Taylor Swift."]);
-        // An assistant turn that names nothing, or a remark that does not point back.
+        // An assistant turn that names nothing is pointed to by nothing; "this" points back.
         let s = said(&["Play something.", "That's my song."]);
         let before = [None, Some("Here's something upbeat.".to_string())];
         assert_eq!(referents(&s, 1, &before), ["Play something."]);
