@@ -2,6 +2,11 @@
 
 use super::*;
 
+/// One statement, known without its conversation.
+fn one(text: &str) -> Statements {
+    vec![text.to_string()].into()
+}
+
 fn cand(schema: &Schema, key: &str, sentence: usize) -> Candidate {
     Candidate {
         detail: schema.detail_by_key(key).unwrap(),
@@ -14,21 +19,19 @@ fn cand(schema: &Schema, key: &str, sentence: usize) -> Candidate {
 fn grammar_offers_only_the_shortlist() {
     let s = Schema::embedded();
     let offered = [cand(&s, "preferred_temperature", 0)];
-    let said22 = ["I always want 22 degrees.".to_string()];
-    let g = grammar(&s, &offered, &said22.to_vec().into(), 2);
+    let said22 = one("I always want 22 degrees.");
+    let g = grammar(&s, &offered, &said22, 2);
     assert!(g.contains("\"22 degree Celcius\""));
     assert!(!g.contains("favorite_genres"));
     assert!(g.starts_with("root ::= \" none\\n\" | \" \" ("), "{g}");
     let two = [offered[0], cand(&s, "fan_speed_preferences", 0)];
-    let g2 = grammar(&s, &two, &said22.to_vec().into(), 2);
+    let g2 = grammar(&s, &two, &said22, 2);
     assert!(g2.contains("item{1,2}") && g2.contains("\"preferred_temperature\""));
     assert!(g2.contains("\"fan_speed_preferences\"") && !g2.contains("favorite_genres"));
-    assert_eq!(
-        grammar(&s, &[], &Vec::new().into(), 2),
-        "root ::= \"none\\n\"\n"
-    );
-    let said = ["Set it to 25 degrees Celsius, please.".to_string()];
-    let g = grammar(&s, &offered, &said.to_vec().into(), 2);
+    let nothing = Statements::default();
+    assert_eq!(grammar(&s, &[], &nothing, 2), "root ::= \"none\\n\"\n");
+    let said = one("Set it to 25 degrees Celsius, please.");
+    let g = grammar(&s, &offered, &said, 2);
     assert!(
         g.contains("\"25 degree Celcius\"") && !g.contains("\"21 degree Celcius\""),
         "{g}"
@@ -159,7 +162,7 @@ fn a_named_value_is_offered_turned_down_only_when_the_sentence_negates() {
         named_choices(&s, &c, &say("Let's stop by the jazz bar.")),
         vec!["Jazz"]
     );
-    let g = grammar(&s, &[c], &say("No more jazz.").into(), 2);
+    let g = grammar(&s, &[c], &one("No more jazz."), 2);
     assert!(g.contains("\"not Jazz\""), "{g}");
     let got = parse(
         &s,
@@ -181,12 +184,7 @@ fn a_named_value_is_offered_turned_down_only_when_the_sentence_negates() {
 fn words_of_the_user_turned_down_are_offered_turned_down_only() {
     let s = Schema::embedded();
     let c = cand(&s, "preferred_gas_station", 0);
-    let g = grammar(
-        &s,
-        &[c],
-        &vec!["Not Esso, I won't use them.".to_string()].into(),
-        2,
-    );
+    let g = grammar(&s, &[c], &one("Not Esso, I won't use them."), 2);
     assert!(g.contains("\"not Esso\""), "{g}");
     assert!(!g.contains("\"Esso\""), "{g}");
 }
@@ -574,12 +572,7 @@ fn values_are_copied_from_the_sentence() {
     assert!(sp.contains(&"BBC Radio 2".to_string()), "{sp:?}");
     let s = Schema::embedded();
     let c = cand(&s, "preferred_supermarket_chains", 0);
-    let g = grammar(
-        &s,
-        &[c],
-        &vec!["I do all my grocery shopping at Lidl.".to_string()].into(),
-        3,
-    );
+    let g = grammar(&s, &[c], &one("I do all my grocery shopping at Lidl."), 3);
     assert!(g.contains("\"Lidl\""), "{g}");
     // No catalogue neighbour is offered for a value the user did not name.
     for a in &s.detail(c.detail).attributes {
