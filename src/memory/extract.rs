@@ -42,7 +42,7 @@ pub use prototypes::{
 };
 use referents::{as_pointed_to, referents};
 pub use spans::{proper_names, said_as_place, said_names, spans};
-pub use statements::{said_of_the_one_before, statements, Statements};
+pub use statements::{said_of_the_one_before, statements, user_turns, Statements};
 pub use subject::{about_someone_else, for_someone_else};
 
 /// Whether a statement can say a lasting preference of its speaker at all, whatever the gate

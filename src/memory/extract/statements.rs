@@ -124,14 +124,11 @@ impl Statements {
     /// said, with the assistant turn before each that opens its turn.
     pub fn of(conversation: &Conversation, texts: Vec<String>) -> Statements {
         let turns = conversation.turns();
-        let mut at = 0usize;
         let mut last = None;
-        let before = texts
-            .iter()
-            .map(|s| {
-                let found = (at..turns.len())
-                    .find(|&i| turns[i].role == Role::User && turns[i].text.contains(s.as_str()))?;
-                at = found;
+        let before = user_turns(conversation, &texts)
+            .into_iter()
+            .map(|found| {
+                let found = found?;
                 let opens = last != Some(found);
                 last = Some(found);
                 let prev = &turns[found.checked_sub(1)?];
@@ -145,6 +142,22 @@ impl Statements {
     pub fn before(&self) -> &[Option<String>] {
         &self.before
     }
+}
+
+/// The index in `conversation`'s turns of the user turn each of `statements` (in order) is
+/// found in as said, each searched from the turn of the one before; `None` for one not found.
+pub fn user_turns(conversation: &Conversation, statements: &[String]) -> Vec<Option<usize>> {
+    let turns = conversation.turns();
+    let mut at = 0usize;
+    statements
+        .iter()
+        .map(|s| {
+            let found = (at..turns.len())
+                .find(|&i| turns[i].role == Role::User && turns[i].text.contains(s.as_str()))?;
+            at = found;
+            Some(found)
+        })
+        .collect()
 }
 
 /// Statements known without their conversation: no assistant turn before any.

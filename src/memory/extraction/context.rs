@@ -56,14 +56,10 @@ pub(crate) fn question_before(
     statements: &[String],
 ) -> Vec<Option<String>> {
     let turns = conversation.turns();
-    let mut at = 0usize;
-    statements
-        .iter()
-        .map(|s| {
-            let found = (at..turns.len())
-                .find(|&i| turns[i].role == Role::User && turns[i].text.contains(s.as_str()))?;
-            at = found;
-            let before = &turns[found.checked_sub(1)?];
+    extract::user_turns(conversation, statements)
+        .into_iter()
+        .map(|found| {
+            let before = &turns[found?.checked_sub(1)?];
             if before.role != Role::Assistant {
                 return None;
             }
