@@ -20,6 +20,7 @@ mod complaint;
 mod held;
 mod mood;
 mod names;
+mod occasion;
 mod prompt;
 mod prototypes;
 mod referents;
@@ -35,6 +36,7 @@ pub use names::{
     just_above, name_words, names_before_lists, names_first, names_one_device,
     said_of_another_thing, said_value_first, says_its_device, spoken_names,
 };
+pub use occasion::{beside_the_occasion, tells_an_occasion};
 pub use prompt::{prompt, prompt_prefix};
 pub use prototypes::{
     lines_in_schema, name_texts, parse_examples, prototype_texts, says_name, sentence_scores,
@@ -53,7 +55,8 @@ pub use subject::{about_someone_else, for_someone_else};
 /// theatre?": [`asks`]) nor limits its wish to the moment ("Make the lights red, just for
 /// tonight": [`only_now`]) nor asks to be reminded ("Remind me to grab milk from Aldi":
 /// [`reminds`]) nor tells only a past habit ("I used to listen to a lot of punk":
-/// [`looks_back`]).
+/// [`looks_back`]) or one past occasion ("I bought groceries at Aldi on the way home
+/// yesterday": [`tells_an_occasion`]).
 pub fn speakers_own(s: &str) -> bool {
     !about_someone_else(s)
         && !for_someone_else(s)
@@ -62,6 +65,7 @@ pub fn speakers_own(s: &str) -> bool {
         && !only_now(s)
         && !reminds(s)
         && !looks_back(s)
+        && !tells_an_occasion(s)
 }
 
 /// A preference read out of a conversation, not yet maintained against the store.

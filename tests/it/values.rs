@@ -158,3 +158,41 @@ fn a_remark_that_points_back_across_a_word_of_thanks_keeps_the_name_it_points_to
         assert_eq!(got, vec![(value.to_string(), true)], "{turns}");
     }
 }
+
+/// A story of one past occasion names a network, a shop or a station only as where it
+/// happened: it stores nothing ("My last charge at the Ionity in Cobham took forty minutes."
+/// stored `Ionity`, recalled at once, before; "Last night we ended up at a Nando's ..."
+/// stored it pending; checked). Beside a habit, the habit's name is the value, not the
+/// story's ("... I tried Classic FM for a change but I always end up back on Radio 2" stored
+/// `Classic FM` before, checked).
+#[test]
+fn a_story_of_one_past_occasion_stores_nothing_and_a_habit_beside_it_keeps_its_own_name() {
+    let dir = tempdir().unwrap();
+    let m = open(dir.path());
+    let stored = |who: &str, text: &str| {
+        m.remember(&user(who), &said(text))
+            .unwrap()
+            .iter()
+            .map(|o| o.preference.attribute.clone())
+            .collect::<Vec<_>>()
+    };
+    for (who, story) in [
+        (
+            "ana",
+            "My last charge at the Ionity in Cobham took forty minutes. How much range do I have now?",
+        ),
+        (
+            "ben",
+            "Last night we ended up at a Nando's because everything else was shut.",
+        ),
+    ] {
+        assert_eq!(stored(who, story), Vec::<String>::new(), "{story}");
+    }
+    assert_eq!(
+        stored(
+            "cal",
+            "Last week I tried Classic FM for a change but I always end up back on Radio 2."
+        ),
+        vec!["Radio 2"]
+    );
+}

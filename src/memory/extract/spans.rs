@@ -2,6 +2,7 @@
 //! from and the names among them, with those of the earlier sentences a sentence that points
 //! back refers to (`referents`).
 
+use super::occasion::beside_the_occasion;
 use super::referents::referents;
 use crate::schema::Detail;
 
@@ -148,8 +149,8 @@ pub(super) fn value_words(
 ) -> Option<Vec<String>> {
     let sentence = sentences.get(at).map_or("", String::as_str);
     let earlier = referents(sentences, at, before);
-    let mut words = spans(sentence);
-    let mut names = proper_names(sentence);
+    let mut words = beside_the_occasion(sentence, &spans(sentence));
+    let mut names = beside_the_occasion(sentence, &proper_names(sentence));
     for e in &earlier {
         for w in spans(e) {
             if !words.contains(&w) {
