@@ -113,3 +113,31 @@ fn eval_polarity_fits_a_refusal_model_the_runtime_reads_and_refuses_what_cannot_
         vec!["Jazz"]
     );
 }
+
+/// Praise said in a negation's words ("can't beat", "nothing beats", "couldn't live without")
+/// stores the value liked: the build before stored `not Fleetwood Mac`, `not Thai` and `not
+/// Spotify` (checked), the opposite of what was said.
+#[test]
+fn praise_said_in_a_negation_s_words_is_stored_liked() {
+    for (text, key, value) in [
+        (
+            "You can't beat a bit of Fleetwood Mac on a long drive, they're my band.",
+            "favorite_artists_bands",
+            "Fleetwood Mac",
+        ),
+        (
+            "Nothing beats Thai food for me, I'd eat it every day.",
+            "favorite_cuisine",
+            "Thai",
+        ),
+        (
+            "I couldn't live without Spotify, all my music is on it.",
+            "preferred_music_streaming_service",
+            "Spotify",
+        ),
+    ] {
+        let dir = tempdir().unwrap();
+        let m = Memory::open(dir.path(), config()).unwrap();
+        assert_eq!(stored(&m, text, key), vec![value], "{text}");
+    }
+}

@@ -66,7 +66,9 @@ impl Models {
         let other_names = proper_names(evidence)
             .iter()
             .any(|n| values::stems(n).iter().any(|w| !own.contains(w)));
-        if others_named || other_names || values::turns_down(evidence, v) {
+        // Praise in a negation's words ("Nothing beats Thai food for me") turns nothing down.
+        let praised = values::idiom::praises(evidence);
+        if others_named || other_names || praised || values::turns_down(evidence, v) {
             return Ok(None);
         }
         let p = self.refusal_probability(model, (vec, tap), evidence)?;
