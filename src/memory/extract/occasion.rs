@@ -133,11 +133,11 @@ fn parts(sentence: &str) -> Vec<String> {
     out
 }
 
-/// Of `spans` (a value's candidate words in `sentence`), those said outside a part of it that
-/// tells one past occasion ([`parts`], [`tells_an_occasion`]): "BP" of "I got petrol at Esso
-/// last time because it was close, but BP is where I normally go", where "Esso" is only where
-/// it happened. All of them when none is said outside one (the sentence's other readings
-/// decide then).
+/// Of `spans` (a value's candidate words, from `sentence` or a sentence it points back to),
+/// all but those `sentence` says only in a part of it that tells one past occasion ([`parts`],
+/// [`tells_an_occasion`]): "BP" of "I got petrol at Esso last time because it was close, but
+/// BP is where I normally go", where "Esso" is only where it happened. All of them when that
+/// leaves none (the sentence's other readings decide then).
 pub fn beside_the_occasion(sentence: &str, spans: &[String]) -> Vec<String> {
     let parts = parts(sentence);
     if !parts.iter().any(|p| tells_an_occasion(p)) {
@@ -147,9 +147,14 @@ pub fn beside_the_occasion(sentence: &str, spans: &[String]) -> Vec<String> {
         let (p, s) = (words(part), words(span));
         !s.is_empty() && p.windows(s.len()).any(|w| w == s.as_slice())
     };
+    let only_in_the_story = |s: &str| {
+        let (story, rest): (Vec<&String>, Vec<&String>) =
+            parts.iter().partition(|p| tells_an_occasion(p));
+        story.iter().any(|p| says(p, s)) && !rest.iter().any(|p| says(p, s))
+    };
     let kept: Vec<String> = spans
         .iter()
-        .filter(|s| parts.iter().any(|p| !tells_an_occasion(p) && says(p, s)))
+        .filter(|s| !only_in_the_story(s))
         .cloned()
         .collect();
     if kept.is_empty() {
@@ -190,6 +195,14 @@ mod tests {
                 &["Classic FM", "Radio 2"]
             ),
             ["Classic FM", "Radio 2"]
+        );
+        // A name from a sentence pointed back to stays beside the habit's.
+        assert_eq!(
+            of(
+                "Last week I tried Classic FM but I always end up back on it.",
+                &["Classic FM", "Radio 2"]
+            ),
+            ["Radio 2"]
         );
         // Only the story names one: it stays (the other readings decide).
         assert_eq!(
