@@ -7,6 +7,7 @@
 
 use super::spans::words;
 use crate::conversation::split_clauses;
+use crate::memory::values::says_words;
 
 /// Words after "last" that make it a past time: "last night", "last time", "last Friday".
 #[rustfmt::skip]
@@ -139,19 +140,14 @@ fn parts(sentence: &str) -> Vec<String> {
 /// BP is where I normally go", where "Esso" is only where it happened. All of them when that
 /// leaves none (the sentence's other readings decide then).
 pub fn beside_the_occasion(sentence: &str, spans: &[String]) -> Vec<String> {
-    let parts = parts(sentence);
-    if !parts.iter().any(|p| tells_an_occasion(p)) {
+    let (story, rest): (Vec<String>, Vec<String>) = parts(sentence)
+        .into_iter()
+        .partition(|p| tells_an_occasion(p));
+    if story.is_empty() {
         return spans.to_vec();
     }
-    let says = |part: &str, span: &str| {
-        let (p, s) = (words(part), words(span));
-        !s.is_empty() && p.windows(s.len()).any(|w| w == s.as_slice())
-    };
-    let only_in_the_story = |s: &str| {
-        let (story, rest): (Vec<&String>, Vec<&String>) =
-            parts.iter().partition(|p| tells_an_occasion(p));
-        story.iter().any(|p| says(p, s)) && !rest.iter().any(|p| says(p, s))
-    };
+    let only_in_the_story =
+        |s: &str| story.iter().any(|p| says_words(p, s)) && !rest.iter().any(|p| says_words(p, s));
     let kept: Vec<String> = spans
         .iter()
         .filter(|s| !only_in_the_story(s))

@@ -56,8 +56,7 @@ pub(super) fn praised(lower: &str) -> String {
 
 /// Whether `sentence` praises something in a negation's words ([`PRAISE`]).
 pub fn praises(sentence: &str) -> bool {
-    let lower = super::folded(sentence);
-    praised(&lower) != lower
+    super::says_any(&super::words(&super::folded(sentence)), PRAISE)
 }
 
 #[cfg(test)]
