@@ -77,7 +77,7 @@ fn matches(schema: &Schema, e: CategoryRef, detail: usize) -> bool {
 /// sample is wrong).
 fn samples(
     schema: &Schema,
-    (gate, passes, scores): &(Vec<f32>, Vec<bool>, Vec<Vec<f32>>),
+    (sentences, (gate, passes, scores)): &(Vec<String>, (Vec<f32>, Vec<bool>, Vec<Vec<f32>>)),
     allowed: &DetailSet,
     min_similarity: f32,
     expect: Option<&[CategoryRef]>,
@@ -85,14 +85,21 @@ fn samples(
     // The same candidates `extract::offers` judges, with the same features.
     let conv_top = strongest(scores, passes);
     let mut out = Vec::new();
-    for ((row, &g), _) in scores.iter().zip(gate).zip(passes).filter(|(_, &p)| p) {
+    let said = |si: usize| sentences.get(si).map_or("", String::as_str);
+    for (si, ((row, &g), _)) in scores
+        .iter()
+        .zip(gate)
+        .zip(passes)
+        .enumerate()
+        .filter(|(_, (_, &p))| p)
+    {
         let Some((top_d, top)) = best_category(row) else {
             continue;
         };
         if !allowed.contains(schema.details()[top_d].id) || top < min_similarity {
             continue;
         }
-        let Some(features) = offer::features(schema, row, g, conv_top) else {
+        let Some(features) = offer::features(schema, row, g, conv_top, said(si)) else {
             continue;
         };
         let right = expect.is_some_and(|es| es.iter().any(|&e| matches(schema, e, top_d)));
@@ -372,7 +379,7 @@ pub fn run(
         weights,
         bias,
         about: json!({
-            "features": ["gate log-odds", "best category's cosine minus the conversation's strongest sentence's", "best minus the second-best category's", "best minus another subcategory's best", "is the strongest sentence"],
+            "features": ["gate log-odds", "best category's cosine minus the conversation's strongest sentence's", "best minus the second-best category's", "best minus another subcategory's best", "is the strongest sentence", "names a value its best category lists (an attribute in full or one of its names)"],
             "threshold_rule": "highest detail F1 over the cases that expect something, with at most 5 % of out-of-schema variants and of cases expecting nothing offering anything, less what the decision beside it offers there (cross_validated.beside_spent; cross-validated: cross_validated.nested)",
             "cross_validated": report.clone(),
         }),

@@ -128,6 +128,9 @@ pub struct Offering<'a> {
     /// passes: a request the first track takes for the conversation's preference still stands
     /// above a weaker sentence about another category.
     pub rivals: Option<&'a [bool]>,
+    /// The sentences the rows score (the model reads whether one names a value its best
+    /// category lists, [`crate::memory::offer::names_listed`]); a row past its end has none.
+    pub sentences: &'a [String],
 }
 
 /// The offers of a gated extraction, best first: every user sentence that passes the
@@ -186,7 +189,8 @@ pub fn offers(
             None => top,
             Some(m) => {
                 let g = gate.get(si).copied().unwrap_or(0.0);
-                let Some(f) = super::offer::features(schema, row, g, conv_top) else {
+                let said = how.sentences.get(si).map_or("", String::as_str);
+                let Some(f) = super::offer::features(schema, row, g, conv_top, said) else {
                     continue;
                 };
                 let p = m.probability(&f);

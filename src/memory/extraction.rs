@@ -111,6 +111,7 @@ impl Models {
             model: self.offer.as_ref(),
             leads: Some(&leads),
             rivals: None,
+            sentences: &sentences,
         };
         let offered = extract::offers(&self.schema, &scores, (&gate, &passes), allowed, &how);
         let offered =

@@ -8,20 +8,25 @@
 //! let a sentence offer only within a fixed cosine margin of the conversation's strongest one:
 //! it kept a weaker sentence from offering the neighbour of an opted-out topic, and it also
 //! dropped every second preference. The offer model decides per sentence instead: logistic
-//! regression on five features of the sentence (the gate's log-odds, how far its best
+//! regression on six features of the sentence (the gate's log-odds, how far its best
 //! category's cosine is below the conversation's strongest sentence's, how far above its
-//! second-best category's and above the best category of another subcategory, and whether it
-//! is the strongest sentence). The cosine itself is not a feature: its scale is that of the
-//! schema's texts, and a driver naming a real shop ("Aldi") scores lower against a catalogue
-//! of invented ones than the benchmark's sentences do; only differences are read. It knows no category by name, so it holds for any schema; it is
-//! fitted on data with negatives (`glovebox eval offers`: CarMem conversations, the same
-//! conversations with their topic opted out, pairs of them, KVRET dialogues), reported
-//! cross-validated by user, and ships as `config/offer.json`.
+//! second-best category's and above the best category of another subcategory, whether it is
+//! the strongest sentence, and whether it names a value the schema lists for its best
+//! category: an attribute said in full or one of the category's real `names`,
+//! [`names_listed`]). The cosine itself is not a feature: its scale is that of the schema's
+//! texts, and a driver naming a real shop ("Aldi") scores lower against a catalogue of
+//! invented ones than the benchmark's sentences do; only differences are read. It knows no
+//! category by name, so it holds for any schema (the sixth feature reads whatever the
+//! schema lists); it is fitted on data with negatives (`glovebox eval offers`: CarMem
+//! conversations, the same conversations with their topic opted out, pairs of them, KVRET
+//! dialogues), reported cross-validated by user, and ships as `config/offer.json`.
 
 use serde::{Deserialize, Serialize};
 
+use super::extract::Heard;
 use super::gate::sigmoid;
-use crate::schema::Schema;
+use super::values;
+use crate::schema::{DetailId, Schema};
 
 /// The offer file format tag.
 pub const FORMAT: &str = "glovebox-offer v1";
@@ -36,7 +41,11 @@ pub const DEFAULT_OFFER: &str = include_str!("../../config/offer.json");
 pub const ONE_OFF_OFFER: &str = include_str!("../../config/offer-lasting-beside.json");
 
 /// Number of features (see [`features`]).
-pub const FEATURES: usize = 5;
+pub const FEATURES: usize = 6;
+
+/// Features of a model fitted before the last one was added (a model file with this many
+/// weights reads the last feature with weight 0, as it was fitted).
+const FEATURES_BEFORE: usize = 5;
 
 /// A fitted offer model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -62,11 +71,33 @@ pub struct OfferError {
 /// The gate probability's log-odds are clipped to this magnitude.
 const GATE_CLIP: f32 = 8.0;
 
+/// Whether `sentence` names a value the schema lists for `detail`: one of its attributes said
+/// in full ([`values::wholly_named`]: "Italian", "fast chargers" for Fast Chargers) or one of
+/// its real `names` ([`Heard::says`]: "Shell", "BBC Radio 2"). A sentence that names what the
+/// category holds is about that category, however close its neighbour's cosine is.
+pub fn names_listed(schema: &Schema, detail: DetailId, sentence: &str) -> bool {
+    let d = schema.detail(detail);
+    if !d.names.is_empty() {
+        let heard = Heard::of(sentence);
+        if d.names.iter().any(|n| heard.says(n)) {
+            return true;
+        }
+    }
+    !values::wholly_named(schema, detail, &[sentence.to_string()]).is_empty()
+}
+
 /// What the offer decision of one sentence is computed from: the gate's probability that it
 /// states a lasting preference, its similarity to every detail category of the schema (`row`,
-/// as `extract::sentence_scores` gives it), and the best similarity of any passing sentence
-/// of the conversation (`conv_top`). None when the row has no finite score.
-pub fn features(schema: &Schema, row: &[f32], gate: f32, conv_top: f32) -> Option<[f32; FEATURES]> {
+/// as `extract::sentence_scores` gives it), the best similarity of any passing sentence
+/// of the conversation (`conv_top`), and the sentence's words ([`names_listed`]). None when
+/// the row has no finite score.
+pub fn features(
+    schema: &Schema,
+    row: &[f32],
+    gate: f32,
+    conv_top: f32,
+    sentence: &str,
+) -> Option<[f32; FEATURES]> {
     let (top_d, top) = row
         .iter()
         .enumerate()
@@ -93,6 +124,11 @@ pub fn features(schema: &Schema, row: &[f32], gate: f32, conv_top: f32) -> Optio
         top - second,
         top - other_sub,
         if top >= conv_top { 1.0 } else { 0.0 },
+        if names_listed(schema, details[top_d].id, sentence) {
+            1.0
+        } else {
+            0.0
+        },
     ])
 }
 
@@ -110,9 +146,10 @@ impl OfferModel {
                 m.format
             )));
         }
-        if m.weights.len() != FEATURES {
+        if m.weights.len() != FEATURES && m.weights.len() != FEATURES_BEFORE {
             return Err(bad(format!(
-                "has {} weights, expected {FEATURES}",
+                "has {} weights, expected {FEATURES} (or {FEATURES_BEFORE}, fitted before the \
+                 last feature)",
                 m.weights.len()
             )));
         }
@@ -149,7 +186,7 @@ impl OfferModel {
     }
 
     /// The probability, in [0, 1], that a sentence with these features states a preference of
-    /// its best category.
+    /// its best category (a model of [`FEATURES_BEFORE`] weights reads the first ones).
     pub fn probability(&self, f: &[f32; FEATURES]) -> f32 {
         sigmoid(self.bias + self.weights.iter().zip(f).map(|(w, x)| w * x).sum::<f32>())
     }
@@ -172,7 +209,7 @@ mod tests {
         row[temp.index()] = 0.8;
         row[fan.index()] = 0.7;
         row[genres.index()] = 0.5;
-        let f = features(&s, &row, 0.5, 0.9).unwrap();
+        let f = features(&s, &row, 0.5, 0.9, "").unwrap();
         assert!(f[0].abs() < 1e-6, "even odds are log-odds 0: {f:?}");
         assert!(
             (f[1] + 0.1).abs() < 1e-6,
@@ -187,16 +224,45 @@ mod tests {
             "0.3 above another subcategory's best"
         );
         assert_eq!(f[4], 0.0);
-        assert_eq!(features(&s, &row, 1.0, 0.8).unwrap()[4], 1.0);
-        assert_eq!(features(&s, &row, 1.0, 0.8).unwrap()[0], GATE_CLIP);
-        assert!(features(&s, &vec![f32::NEG_INFINITY; n], 0.5, 0.5).is_none());
+        assert_eq!(f[5], 0.0, "an empty sentence names nothing");
+        assert_eq!(features(&s, &row, 1.0, 0.8, "").unwrap()[4], 1.0);
+        assert_eq!(features(&s, &row, 1.0, 0.8, "").unwrap()[0], GATE_CLIP);
+        assert!(features(&s, &vec![f32::NEG_INFINITY; n], 0.5, 0.5, "").is_none());
+        let f = |said: &str| features(&s, &row, 0.5, 0.9, said).unwrap()[5];
+        assert_eq!(
+            f("Keep it at 21 degree Celcius."),
+            1.0,
+            "an attribute said in full"
+        );
+        assert_eq!(f("It's warm in here."), 0.0);
+    }
+
+    #[test]
+    fn a_sentence_names_what_its_category_lists() {
+        let s = Schema::embedded();
+        let station = s.detail_by_key("preferred_gas_station").unwrap();
+        let genres = s.detail_by_key("favorite_genres").unwrap();
+        assert!(names_listed(&s, station, "I only ever fill up at Shell."));
+        assert!(names_listed(&s, station, "i only ever fill up at shell"));
+        assert!(!names_listed(
+            &s,
+            station,
+            "I'll shell out for the premium stuff."
+        ));
+        assert!(!names_listed(
+            &s,
+            station,
+            "I only ever fill up at the cheap place."
+        ));
+        assert!(names_listed(&s, genres, "Jazz is what I put on most days."));
+        assert!(!names_listed(&s, genres, "I only ever fill up at Shell."));
     }
 
     #[test]
     fn the_built_in_model_is_valid_and_prefers_a_clear_category() {
         let m = OfferModel::parse(DEFAULT_OFFER, "config/offer.json").unwrap();
-        let clear = m.probability(&[2.0, 0.0, 0.15, 0.2, 1.0]);
-        let vague = m.probability(&[2.0, -0.2, 0.01, 0.01, 0.0]);
+        let clear = m.probability(&[2.0, 0.0, 0.15, 0.2, 1.0, 0.0]);
+        let vague = m.probability(&[2.0, -0.2, 0.01, 0.01, 0.0, 0.0]);
         assert!((0.0..=1.0).contains(&clear) && (0.0..=1.0).contains(&vague));
         assert!(
             clear > m.threshold && vague < m.threshold,
@@ -210,7 +276,16 @@ mod tests {
         assert!(e.to_string().contains("o.json"), "{e}");
         let text = format!(r#"{{"format":"{FORMAT}","threshold":0.5,"weights":[1],"bias":0}}"#);
         let e = OfferModel::parse(&text, "o").unwrap_err();
-        assert!(e.to_string().contains("expected 5"), "{e}");
+        assert!(e.to_string().contains("expected 6"), "{e}");
+        let five =
+            format!(r#"{{"format":"{FORMAT}","threshold":0.5,"weights":[1,1,1,1,1],"bias":0}}"#);
+        let m = OfferModel::parse(&five, "o").expect("a model fitted before the last feature");
+        let f = [0.0, 0.0, 0.0, 0.0, 0.0, 1.0];
+        assert_eq!(
+            m.probability(&f),
+            0.5,
+            "it reads the last feature with weight 0"
+        );
         let text =
             format!(r#"{{"format":"{FORMAT}","threshold":2,"weights":[1,1,1,1,1],"bias":0}}"#);
         assert!(OfferModel::parse(&text, "o").is_err());

@@ -175,6 +175,11 @@ fn eval_offers_fits_a_model_the_runtime_loads_and_reports_it_held_out() {
     shares_in_unit_interval(&r["by_threshold"], "", &["threshold", "cases"]);
     let m = glovebox::memory::offer::OfferModel::load(&model).unwrap();
     assert!((0.0..=1.0).contains(&m.threshold));
+    assert_eq!(
+        m.weights.len(),
+        glovebox::memory::offer::FEATURES,
+        "a weight per feature"
+    );
     // Fitted beside that decision, it keeps what that one offers where nothing may be stored
     // off its own bound (sets that expect something spend nothing).
     let offers = |beside: &Path| {

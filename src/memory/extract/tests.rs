@@ -366,6 +366,7 @@ fn margin_rule(
         model: None,
         leads: None,
         rivals: None,
+        sentences: &[],
     }
 }
 
@@ -527,7 +528,7 @@ fn the_offer_model_lets_a_second_clear_preference_offer_and_holds_back_a_vague_o
     let model = OfferModel {
         format: crate::memory::offer::FORMAT.into(),
         threshold: 0.5,
-        weights: vec![0.3, -0.5, 6.0, 4.5, 0.4],
+        weights: vec![0.3, -0.5, 6.0, 4.5, 0.4, 0.0],
         bias: -1.5,
         about: serde_json::Value::Null,
     };

@@ -64,7 +64,8 @@ impl Models {
             .enumerate()
             .map(|(i, (sentence, ((gate, passes), row)))| {
                 let offer = self.offer.as_ref().filter(|_| passes).and_then(|m| {
-                    offer::features(&self.schema, &row, gate, conv_top).map(|f| m.probability(&f))
+                    offer::features(&self.schema, &row, gate, conv_top, &sentence)
+                        .map(|f| m.probability(&f))
                 });
                 let mut best: Vec<(crate::schema::DetailId, f32)> = row
                     .iter()
@@ -90,9 +91,13 @@ impl Models {
     /// What the offer decision reads for each user sentence of a conversation: the gate's
     /// probability, whether it passes, and its similarity to every detail category (the
     /// evaluation fits the offer model on these, so it reads what the runtime reads).
-    pub fn offer_inputs(&self, conversation: &Conversation) -> Result<OfferInputs, MemoryError> {
+    pub fn offer_inputs(
+        &self,
+        conversation: &Conversation,
+    ) -> Result<(Vec<String>, OfferInputs), MemoryError> {
         let (sentences, vecs, taps) = self.embedded_statements(conversation)?;
-        self.read_embedded(conversation, (&sentences, &vecs, &taps), None)
+        let inputs = self.read_embedded(conversation, (&sentences, &vecs, &taps), None)?;
+        Ok((sentences, inputs))
     }
 
     /// A conversation's user statements ([`extract::statements`]) with their embeddings and
