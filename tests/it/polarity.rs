@@ -121,11 +121,6 @@ fn eval_polarity_fits_a_refusal_model_the_runtime_reads_and_refuses_what_cannot_
 fn praise_said_in_a_negation_s_words_is_stored_liked() {
     for (text, key, value) in [
         (
-            "You can't beat a bit of Fleetwood Mac on a long drive, they're my band.",
-            "favorite_artists_bands",
-            "Fleetwood Mac",
-        ),
-        (
             "Nothing beats Thai food for me, I'd eat it every day.",
             "favorite_cuisine",
             "Thai",
@@ -140,4 +135,20 @@ fn praise_said_in_a_negation_s_words_is_stored_liked() {
         let m = Memory::open(dir.path(), config()).unwrap();
         assert_eq!(stored(&m, text, key), vec![value], "{text}");
     }
+    // The value step reads this one liked too. Since stop 65 the offer decision holds the
+    // sentence back (an artist no list names gains nothing from its sixth feature:
+    // docs/results.md, "The offer decision reads whether a sentence names what its category
+    // lists"), so it is checked where the polarity is decided.
+    let models = glovebox::memory::Models::load(&config()).unwrap();
+    let artists = models
+        .schema()
+        .detail_by_key("favorite_artists_bands")
+        .unwrap();
+    let (values, _) = models
+        .value_of(
+            "You can't beat a bit of Fleetwood Mac on a long drive, they're my band.",
+            artists,
+        )
+        .unwrap();
+    assert_eq!(values, vec!["Fleetwood Mac"]);
 }
