@@ -21,7 +21,7 @@ use super::cases::Case;
 use super::fit::fit_plain;
 use crate::memory::extract::{best_category, strongest};
 use crate::memory::offer::{self, OfferModel, FEATURES, FORMAT};
-use crate::memory::Models;
+use crate::memory::{Models, OfferInputs};
 use crate::schema::{CategoryRef, DetailSet, Schema};
 
 /// Folds the model is fitted and measured on.
@@ -77,7 +77,7 @@ fn matches(schema: &Schema, e: CategoryRef, detail: usize) -> bool {
 /// sample is wrong).
 fn samples(
     schema: &Schema,
-    (sentences, (gate, passes, scores)): &(Vec<String>, (Vec<f32>, Vec<bool>, Vec<Vec<f32>>)),
+    (sentences, (gate, passes, scores)): &(Vec<String>, OfferInputs),
     allowed: &DetailSet,
     min_similarity: f32,
     expect: Option<&[CategoryRef]>,

@@ -47,7 +47,7 @@ use crate::store::{Store, StoreError};
 use crate::worker::WorkerError;
 
 pub use extract::{Candidate, Extracted, Prototype};
-pub use extraction::{Extraction, SentenceView};
+pub use extraction::{Extraction, OfferInputs, SentenceView};
 pub use models::Models;
 pub use prior::SubPrior;
 pub use recall::{Recalled, RERANK};
