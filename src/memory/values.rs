@@ -71,9 +71,9 @@ const NEGATION_CUES: &[&str] = &[
 ];
 
 /// Whether a sentence carries a negation cue: one of [`NEGATION_CUES`] as whole words, or a
-/// contracted `n't`, outside praise said in a negation's words ([`idiom`]).
+/// contracted `n't`, outside praise and titles said in a negation's words ([`idiom`]).
 pub fn negates(sentence: &str) -> bool {
-    let lower = idiom::praised(&folded(sentence));
+    let lower = idiom::as_read(sentence);
     lower.contains("n't") || says_any(&words(&lower), NEGATION_CUES)
 }
 
@@ -134,7 +134,7 @@ fn refused(sentence: &str, value: &str, whole: bool) -> bool {
     if wanted.is_empty() {
         return false;
     }
-    let lower = anything_but(&without_answer_no(&idiom::praised(&folded(sentence))));
+    let lower = anything_but(&without_answer_no(&idiom::as_read(sentence)));
     for clause in lower.split([',', '.', ';', ':', '!', '?', '(', ')']) {
         for part in words(clause).split(|w| CLAUSE_BREAKS.contains(w)) {
             let stemmed: Vec<String> = part.iter().map(|w| stems(w).join(" ")).collect();

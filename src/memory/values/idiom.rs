@@ -3,6 +3,10 @@
 //! "nothing", "without") within the scope of the value it praises, and the negation rule read
 //! it as turning the value down: those three stored `not Fleetwood Mac`, `not Thai` and `not
 //! Spotify`. The opposite of what was said is the worst false memory a value can be.
+//!
+//! A title said with a negation's words is the same mistake: "My favourite song is No Woman No
+//! Cry" stored `not Bob Marley`, "I never get tired of Don't Look Back in Anger" `not Look
+//! Back` ([`untitled`]).
 
 /// Phrases (folded: lower case, plain apostrophes, whole words) that praise what follows
 /// them, though their words negate.
@@ -19,9 +23,15 @@ const PRAISE: &[&str] = &[
     "nothing like",
 ];
 
+/// What the negation rule reads of a sentence: folded, with a title's negation words
+/// ([`untitled`]) and praise ([`praised`]) read as what they mean.
+pub(super) fn as_read(sentence: &str) -> String {
+    praised(&super::folded(&untitled(sentence)))
+}
+
 /// `lower` (folded) with every phrase of [`PRAISE`] read as "love": what the negation rule
 /// reads in place of the words as said.
-pub(super) fn praised(lower: &str) -> String {
+fn praised(lower: &str) -> String {
     let words: Vec<&str> = lower.split(' ').collect();
     fn bare(w: &str) -> &str {
         w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '\''))
@@ -50,6 +60,66 @@ pub(super) fn praised(lower: &str) -> String {
                 i += 1;
             }
         }
+    }
+    out.join(" ")
+}
+
+/// Short words a title keeps in lower case between two capitalised ones ("Don't Look Back in
+/// Anger").
+const JOINERS: &[&str] = &[
+    "in", "of", "the", "a", "an", "and", "on", "to", "for", "at", "me",
+];
+
+/// `sentence` (as said, before folding) with the negation's words inside a title read as part
+/// of it: a run of two or more capitalised words that does not open the sentence ("... is No
+/// Woman No Cry", "... of Don't Look Back in Anger") names something, and its "No", "Don't"
+/// or "Stop" turns nothing down. A run that opens the sentence stays as said ("No BBC Radio 1,
+/// please" refuses; "Don't Stop Me Now by Queen is my song" is not read), and so does a
+/// sentence in capitals nearly throughout (four words in five) or in lower case throughout,
+/// as a recogniser writes it.
+fn untitled(sentence: &str) -> String {
+    fn bare(w: &str) -> &str {
+        w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '\''))
+    }
+    let capital = |t: &str| {
+        let b = bare(t);
+        b.starts_with(char::is_uppercase) && !matches!(b, "I" | "I'm" | "I'd" | "I've" | "I'll")
+    };
+    let tokens: Vec<&str> = sentence.split(' ').collect();
+    let caps = tokens.iter().filter(|t| capital(t)).count();
+    if caps < 2 || (tokens.len() >= 4 && caps * 5 > tokens.len() * 4) {
+        return sentence.to_string();
+    }
+    let cue = |t: &str| {
+        let b = super::folded(bare(t));
+        b.contains("n't") || super::NEGATION_CUES.contains(&b.as_str())
+    };
+    let mut out: Vec<String> = Vec::with_capacity(tokens.len());
+    let mut i = 0;
+    while i < tokens.len() {
+        let opens = i == 0 || tokens[i - 1].ends_with(['.', '!', '?', ':', ';']);
+        // The run of capitalised words from here, joiners between two of them, to a mark.
+        let mut j = i;
+        while j < tokens.len() {
+            let joiner = j > i
+                && JOINERS.contains(&bare(tokens[j]))
+                && tokens.get(j + 1).is_some_and(|t| capital(t));
+            if !(capital(tokens[j]) || joiner) {
+                break;
+            }
+            j += 1;
+            if tokens[j - 1].ends_with([',', '.', '!', '?', ';', ':']) {
+                break;
+            }
+        }
+        let title = j - i >= 2 && !opens;
+        for t in &tokens[i..j.max(i + 1)] {
+            out.push(match title && cue(t) {
+                true => "Title".to_string(),
+                false => t.to_string(),
+            });
+        }
+        i = j.max(i + 1);
     }
     out.join(" ")
 }
@@ -93,5 +163,38 @@ mod tests {
         ));
         assert!(turns_down("I can't stand Nickelback.", "Nickelback"));
         assert!(!praises("I can't stand Nickelback."));
+    }
+
+    #[test]
+    fn a_title_s_negation_words_turn_nothing_down() {
+        for (s, v) in [
+            (
+                "My favourite song is No Woman No Cry by Bob Marley.",
+                "Bob Marley",
+            ),
+            ("My favourite song is No Woman No Cry.", "No Woman No Cry"),
+            (
+                "I always listen to Don't Stop Believin' on long drives.",
+                "Don't Stop Believin'",
+            ),
+            (
+                "My go-to podcast is Stop Podcasting Yourself.",
+                "Stop Podcasting Yourself",
+            ),
+        ] {
+            assert!(!turns_down(s, v), "{s}");
+        }
+        assert!(!negates("My favourite song is No Woman No Cry."));
+        // A run that opens the sentence, or words in lower case, still refuse.
+        assert!(turns_down("No BBC Radio 1, please.", "BBC Radio 1"));
+        assert!(turns_down("Don't Play Queen.", "Queen"));
+        assert!(turns_down(
+            "i don't want no woman no cry again",
+            "no woman no cry"
+        ));
+        assert!(turns_down("I don't want Radio 2 anymore.", "Radio 2"));
+        assert!(turns_down("Play anything, just not Radio 2.", "Radio 2"));
+        // A sentence mostly in capitals is read as said.
+        assert!(turns_down("I Do Not Want Bob Marley Today.", "Bob Marley"));
     }
 }
