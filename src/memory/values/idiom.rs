@@ -29,13 +29,15 @@ pub(super) fn as_read(sentence: &str) -> String {
     praised(&super::folded(&untitled(sentence)))
 }
 
+/// A word without the marks around it (its apostrophes kept: "can't", "Believin'").
+fn bare(w: &str) -> &str {
+    w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '\''))
+}
+
 /// `lower` (folded) with every phrase of [`PRAISE`] read as "love": what the negation rule
 /// reads in place of the words as said.
 fn praised(lower: &str) -> String {
     let words: Vec<&str> = lower.split(' ').collect();
-    fn bare(w: &str) -> &str {
-        w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '\''))
-    }
     let mut out: Vec<String> = Vec::with_capacity(words.len());
     let mut i = 0;
     while i < words.len() {
@@ -78,9 +80,6 @@ const JOINERS: &[&str] = &[
 /// sentence in capitals nearly throughout (four words in five) or in lower case throughout,
 /// as a recogniser writes it.
 fn untitled(sentence: &str) -> String {
-    fn bare(w: &str) -> &str {
-        w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '\''))
-    }
     let capital = |t: &str| {
         let b = bare(t);
         b.starts_with(char::is_uppercase) && !matches!(b, "I" | "I'm" | "I'd" | "I've" | "I'll")
