@@ -196,3 +196,54 @@ fn a_story_of_one_past_occasion_stores_nothing_and_a_habit_beside_it_keeps_its_o
         vec!["Radio 2"]
     );
 }
+
+/// A song is stored by its title as the driver said it, not by who it is by nor by the words
+/// of the title after its first ("Here Comes the Sun", not "Comes the Sun"): the build before
+/// stored `Bob Marley`, `Oasis`, `Comes the Sun`, `Take` and `John Legend` for these
+/// (checked). The schema's own catalogue says which categories hold works credited to someone
+/// (Favorite Songs lists "Envision by Jon Lemon"); an artist's category keeps the artist.
+#[test]
+fn a_song_is_stored_by_its_whole_title_not_by_who_it_is_by() {
+    let dir = tempdir().unwrap();
+    let m = open(dir.path());
+    let songs = m.schema().detail_by_key("favorite_songs").unwrap();
+    for (i, (text, title)) in [
+        (
+            "My favourite song is No Woman No Cry by Bob Marley.",
+            "No Woman No Cry",
+        ),
+        ("Wonderwall by Oasis is my favourite song.", "Wonderwall"),
+        (
+            "My favourite song is Here Comes the Sun.",
+            "Here Comes the Sun",
+        ),
+        ("My favourite song is Take On Me by a-ha.", "Take On Me"),
+        (
+            "My favourite song is All of Me by John Legend.",
+            "All of Me",
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let out = m
+            .remember(&user(&format!("song-{i}")), &said(text))
+            .unwrap();
+        let values: Vec<&str> = out
+            .iter()
+            .filter(|o| o.preference.detail == songs)
+            .map(|o| o.preference.attribute.as_str())
+            .collect();
+        assert_eq!(values, vec![title], "{text}");
+    }
+    let artists = m.schema().detail_by_key("favorite_artists_bands").unwrap();
+    let out = m
+        .remember(&user("band"), &said("My favourite band is The Killers."))
+        .unwrap();
+    let values: Vec<&str> = out
+        .iter()
+        .filter(|o| o.preference.detail == artists)
+        .map(|o| o.preference.attribute.as_str())
+        .collect();
+    assert_eq!(values, vec!["The Killers"]);
+}

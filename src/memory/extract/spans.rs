@@ -57,7 +57,7 @@ const PREDICATE_STARTS: &[&str] = &[
 /// Words of dates and times besides the months ([`crate::memory::usual::month_number`]): a
 /// span they make with a number ("on March 10th", "at 9:30 AM") is when something happens, not
 /// a name, and alone they name nothing ("Monday").
-const TIME_WORDS: &[&str] = &[
+pub(super) const TIME_WORDS: &[&str] = &[
     "monday",
     "tuesday",
     "wednesday",
@@ -168,7 +168,16 @@ pub(super) fn value_words(
         words.retain(said);
         names.retain(said);
     }
+    for s in std::iter::once(sentence).chain(earlier.iter().copied()) {
+        super::titles::without_credits(detail, s, &mut names);
+    }
     if !names.is_empty() {
+        // A title may open with a word no other value does ("Here Comes the Sun").
+        for n in &names {
+            if !words.contains(n) {
+                words.push(n.clone());
+            }
+        }
         words.retain(|w| names.contains(w));
     } else if detail.takes_a_name() {
         let referred: Vec<String> = std::iter::once(sentence)
@@ -270,7 +279,8 @@ fn spans_where(sentence: &str, starts: impl Fn(Option<&str>) -> bool) -> Vec<Str
 /// across a comma or other mark between clauses ("Okay, Administrative Building" is two), not
 /// the sentence's first word alone ("Then", "Play") nor before an article or "on" ("Try the
 /// Wildwood", "Stick on BBC Radio 4"), and whole (not "Blue Sky" of "Mr Blue Sky", nor
-/// "Bayern" of "Bayern 3").
+/// "Bayern" of "Bayern 3"). A title said inside the sentence is one name though it opens
+/// with a word no other name does ("Here Comes the Sun", `titles::title_names`).
 pub fn proper_names(sentence: &str) -> Vec<String> {
     let all = name_spans(sentence);
     all.iter()
@@ -288,7 +298,17 @@ pub fn proper_names(sentence: &str) -> Vec<String> {
 fn name_spans(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for r in crate::conversation::sentence_spans(text) {
-        for n in sentence_name_spans(&text[r]) {
+        let sentence = &text[r];
+        let mut names = sentence_name_spans(sentence);
+        names.extend(super::titles::title_names(sentence));
+        // In the order said.
+        let tokens: Vec<&str> = sentence.split_whitespace().map(value_word).collect();
+        let at = |n: &String| {
+            let n: Vec<&str> = n.split(' ').collect();
+            tokens.windows(n.len()).position(|w| w == &n[..])
+        };
+        names.sort_by_key(|n| at(n).unwrap_or(usize::MAX));
+        for n in names {
             if !out.contains(&n) {
                 out.push(n);
             }
@@ -449,7 +469,7 @@ mod tests {
         );
         assert_eq!(
             proper_names("I could watch The Lord of the Rings forever."),
-            ["Lord of the Rings"]
+            ["The Lord of the Rings"]
         );
         assert_eq!(proper_names("Try the Wildwood Diner."), ["Wildwood Diner"]);
         assert_eq!(

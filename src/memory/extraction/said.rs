@@ -126,7 +126,12 @@ impl Models {
             };
             // Not a name said only in a story of one past occasion beside the habit ("Last
             // week I tried Classic FM for a change but I always end up back on Radio 2").
-            let said = extract::beside_the_occasion(evidence, &said);
+            let mut said = extract::beside_the_occasion(evidence, &said);
+            extract::without_credits_said(
+                d,
+                (sentences, only.sentence, sentences.before()),
+                &mut said,
+            );
             let names: Vec<String> = said
                 .into_iter()
                 .filter(|n| !values::known_anywhere(&self.schema, n))

@@ -6,7 +6,8 @@
 //!
 //! A title said with a negation's words is the same mistake: "My favourite song is No Woman No
 //! Cry" stored `not Bob Marley`, "I never get tired of Don't Look Back in Anger" `not Look
-//! Back` ([`untitled`]).
+//! Back` ([`untitled`]). Where the titles are ([`titles`]) is read by extraction's value step
+//! too: a title is one name there (`extract::titles`).
 
 /// Phrases (folded: lower case, plain apostrophes, whole words) that praise what follows
 /// them, though their words negate.
@@ -72,14 +73,14 @@ const JOINERS: &[&str] = &[
     "in", "of", "the", "a", "an", "and", "on", "to", "for", "at", "me",
 ];
 
-/// `sentence` (as said, before folding) with the negation's words inside a title read as part
-/// of it: a run of two or more capitalised words that does not open the sentence ("... is No
-/// Woman No Cry", "... of Don't Look Back in Anger") names something, and its "No", "Don't"
-/// or "Stop" turns nothing down. A run that opens the sentence stays as said ("No BBC Radio 1,
-/// please" refuses; "Don't Stop Me Now by Queen is my song" is not read), and so does a
-/// sentence in capitals nearly throughout (four words in five) or in lower case throughout,
-/// as a recogniser writes it.
-fn untitled(sentence: &str) -> String {
+/// The titles of `sentence` (as said), as ranges of its space-separated tokens: runs of two or
+/// more capitalised words, joiners between two of them ("Don't Look Back in Anger", "No Woman
+/// No Cry", "Here Comes the Sun"), each ending at a mark, that do not open the sentence or are
+/// said with whom they are by ("Don't Stop Me Now by Queen is my song"). A run that opens it
+/// otherwise is read as said ("No BBC Radio 1, please" refuses), and a sentence in capitals nearly throughout (four words in five)
+/// or in lower case throughout, as a recogniser writes it, holds none. "I" is no capital of
+/// its own.
+pub fn titles(sentence: &str) -> Vec<std::ops::Range<usize>> {
     let capital = |t: &str| {
         let b = bare(t);
         b.starts_with(char::is_uppercase) && !matches!(b, "I" | "I'm" | "I'd" | "I've" | "I'll")
@@ -87,22 +88,23 @@ fn untitled(sentence: &str) -> String {
     let tokens: Vec<&str> = sentence.split(' ').collect();
     let caps = tokens.iter().filter(|t| capital(t)).count();
     if caps < 2 || (tokens.len() >= 4 && caps * 5 > tokens.len() * 4) {
-        return sentence.to_string();
+        return Vec::new();
     }
-    let cue = |t: &str| {
-        let b = super::folded(bare(t));
-        b.contains("n't") || super::NEGATION_CUES.contains(&b.as_str())
-    };
-    let mut out: Vec<String> = Vec::with_capacity(tokens.len());
+    let mut out = Vec::new();
     let mut i = 0;
     while i < tokens.len() {
         let opens = i == 0 || tokens[i - 1].ends_with(['.', '!', '?', ':', ';']);
         // The run of capitalised words from here, joiners between two of them, to a mark.
         let mut j = i;
         while j < tokens.len() {
-            let joiner = j > i
-                && JOINERS.contains(&bare(tokens[j]))
-                && tokens.get(j + 1).is_some_and(|t| capital(t));
+            // Joiners, one or two ("The Lord of the Rings"), stand between capitals.
+            let joined = |k: usize| JOINERS.contains(&bare(tokens[k]));
+            let next = (j + 1..tokens.len().min(j + 3)).find(|&k| !joined(k));
+            let before_capital = next.is_some_and(|k| capital(tokens[k]));
+            // "I" is capitalised anywhere; before a capitalised word it may open or join a
+            // title ("I Will Survive", "Baby I Love Your Way").
+            let joiner = (j > i && joined(j) && before_capital)
+                || (bare(tokens[j]) == "I" && tokens.get(j + 1).is_some_and(|t| capital(t)));
             if !(capital(tokens[j]) || joiner) {
                 break;
             }
@@ -111,16 +113,46 @@ fn untitled(sentence: &str) -> String {
                 break;
             }
         }
-        let title = j - i >= 2 && !opens;
-        for t in &tokens[i..j.max(i + 1)] {
-            out.push(match title && cue(t) {
-                true => "Title".to_string(),
-                false => t.to_string(),
-            });
+        // Said with whom it is by, a run is a title though it opens the sentence ("Don't
+        // Stop Me Now by Queen is my song").
+        let credited = j > i
+            && !tokens[j - 1].ends_with([',', '.', '!', '?', ';', ':'])
+            && tokens.get(j).is_some_and(|t| bare(t) == "by")
+            && tokens.get(j + 1).is_some_and(|t| capital(t));
+        if j - i >= 2 && !opens {
+            out.push(i..j);
+        } else if j - i >= 2 && credited {
+            // Its first word may be the request's verb ("Exclude Dreamer's Canvas by Lenny
+            // Visionary"); a title may open with a negation's words, a request not.
+            let first = super::folded(bare(tokens[i]));
+            let opens_title = matches!(first.as_str(), "don't" | "no" | "never" | "nothing");
+            out.push(if opens_title { i..j } else { i + 1..j });
         }
         i = j.max(i + 1);
     }
-    out.join(" ")
+    out
+}
+
+/// `sentence` (as said, before folding) with the negation's words inside a title
+/// ([`titles`]) read as part of it: "... is No Woman No Cry", "... of Don't Look Back in
+/// Anger" name something, and their "No", "Don't" or "Stop" turns nothing down.
+fn untitled(sentence: &str) -> String {
+    let cue = |t: &str| {
+        let b = super::folded(bare(t));
+        b.contains("n't") || super::NEGATION_CUES.contains(&b.as_str())
+    };
+    let titles = titles(sentence);
+    sentence
+        .split(' ')
+        .enumerate()
+        .map(
+            |(i, t)| match cue(t) && titles.iter().any(|r| r.contains(&i)) {
+                true => "Title",
+                false => t,
+            },
+        )
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Whether `sentence` praises something in a negation's words ([`PRAISE`]).
@@ -193,6 +225,16 @@ mod tests {
         ));
         assert!(turns_down("I don't want Radio 2 anymore.", "Radio 2"));
         assert!(turns_down("Play anything, just not Radio 2.", "Radio 2"));
+        // Said with whom it is by, a title may open the sentence; a request's verb before
+        // it still refuses.
+        assert!(!turns_down(
+            "Don't Stop Me Now by Queen is my favourite song.",
+            "Don't Stop Me Now"
+        ));
+        assert!(turns_down(
+            "Exclude Dreamer's Canvas by Lenny Visionary from my music playlist.",
+            "Dreamer's Canvas by Lenny Visionary"
+        ));
         // A sentence mostly in capitals is read as said.
         assert!(turns_down("I Do Not Want Bob Marley Today.", "Bob Marley"));
     }

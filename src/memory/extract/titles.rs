@@ -1,0 +1,217 @@
+//! Titles and credits: the names of works said in a driver's words. A title may open with a
+//! word no other name does ("Here Comes the Sun", "No Woman No Cry", "Take On Me") and a work
+//! is said with who made it ("Wonderwall by Oasis"); for a category whose values are works, the
+//! value is the work.
+
+use super::referents::referents;
+use super::spans::{token_word, value_word, FUNCTION_WORDS, TIME_WORDS};
+use crate::schema::Detail;
+
+/// Longest title copied from a sentence, in words.
+const MAX_TITLE_WORDS: usize = 7;
+
+/// The titles of a sentence ([`crate::memory::values::idiom::titles`]) that hold a capitalised
+/// word no other name may start or end with, in value words: "Here Comes the Sun", "No Woman No Cry",
+/// "Take On Me", "The Killers" said inside a sentence are whole names, not "Comes the Sun",
+/// "Woman No Cry", "Take" or "Killers". A run of times and dates is none.
+pub(super) fn title_names(sentence: &str) -> Vec<String> {
+    let tokens: Vec<&str> = sentence.split(' ').collect();
+    crate::memory::values::idiom::titles(sentence)
+        .into_iter()
+        // One that opens the sentence may open with a verb ("Play Don't Stop Me Now by
+        // Queen"): the work is read from what it is by ([`without_credits`]).
+        .filter(|r| r.start > 0)
+        .filter_map(|r| {
+            let words: Vec<&str> = tokens[r]
+                .iter()
+                .map(|t| value_word(t))
+                .filter(|w| !w.is_empty())
+                .collect();
+            let lower: Vec<String> = words.iter().map(|w| token_word(w)).collect();
+            // A capitalised word of those: a name's own "of" or "and" are lower case
+            // ("Bank of America"; "Ionity and Tesla" are two).
+            let function = words.iter().zip(&lower).any(|(w, l)| {
+                w.starts_with(char::is_uppercase) && FUNCTION_WORDS.contains(&l.as_str())
+            });
+            let time = lower.iter().any(|w| {
+                crate::memory::usual::month_number(w).is_some() || TIME_WORDS.contains(&w.as_str())
+            });
+            let title = words.join(" ");
+            (function && !time && words.len() <= MAX_TITLE_WORDS && title.len() <= 48)
+                .then_some(title)
+        })
+        .collect()
+}
+
+/// Whether a detail's known values are works credited to someone ("Envision by Jon Lemon"):
+/// most of its attributes say "by".
+fn lists_credited_works(detail: &Detail) -> bool {
+    let credited = detail
+        .attributes
+        .iter()
+        .filter(|a| a.contains(" by "))
+        .count();
+    credited > 0 && credited * 2 > detail.attributes.len()
+}
+
+/// `names` without those said as the one a work is by, for a detail whose values are works
+/// ([`lists_credited_works`]): the value is the work, not who made it. "No Woman No Cry by Bob
+/// Marley" is No Woman No Cry; "Wonderwall by Oasis is my favourite song" is Wonderwall, the
+/// capitalised words before "by" a title though they open the sentence.
+pub fn without_credits(detail: &Detail, sentence: &str, names: &mut Vec<String>) {
+    if !lists_credited_works(detail) {
+        return;
+    }
+    let raw: Vec<&str> = sentence
+        .split_whitespace()
+        .filter(|w| !value_word(w).is_empty())
+        .collect();
+    let plain: Vec<String> = raw.iter().map(|w| value_word(w).to_lowercase()).collect();
+    let fold = |n: &str| -> Vec<String> {
+        n.split_whitespace()
+            .map(|w| value_word(w).to_lowercase())
+            .collect()
+    };
+    let capital = |w: &str| value_word(w).starts_with(char::is_uppercase);
+    let mut credited = Vec::new();
+    let mut works = Vec::new();
+    for (at, _) in plain.iter().enumerate().filter(|(_, w)| *w == "by") {
+        let Some(b) = names.iter().find(|b| {
+            let b = fold(b);
+            plain.get(at + 1..at + 1 + b.len()) == Some(&b[..])
+        }) else {
+            continue;
+        };
+        // The work: the capitalised words right before "by" (a mark ends the run; a first
+        // word no name starts with, "Play", is not the work's, but a negation is: "Don't
+        // Stop Me Now"), or a longer name said there ("Here Comes the Sun" holds a word in
+        // lower case).
+        let mut from = at;
+        while from > 0
+            && capital(raw[from - 1])
+            && (from == at || !raw[from - 1].ends_with([',', '.', '!', '?', ';', ':']))
+        {
+            from -= 1;
+        }
+        let negation =
+            plain[0].contains("n't") || matches!(plain[0].as_str(), "no" | "never" | "not");
+        if from == 0 && at > 1 && FUNCTION_WORDS.contains(&plain[0].as_str()) && !negation {
+            from = 1;
+        }
+        let before: Option<&String> = names
+            .iter()
+            .filter(|a| {
+                let a = fold(a);
+                a.len() <= at && plain[at - a.len()..at] == a[..]
+            })
+            .max_by_key(|a| fold(a).len());
+        match before {
+            Some(a) if fold(a).len() >= at - from => {}
+            _ if from == at => continue,
+            shorter => {
+                // "Stop Me Now" of "Don't Stop Me Now" is not the work.
+                credited.extend(shorter.cloned());
+                let work: Vec<&str> = raw[from..at].iter().map(|w| value_word(w)).collect();
+                works.push(work.join(" "));
+            }
+        }
+        credited.push(b.clone());
+    }
+    names.retain(|n| !credited.contains(n));
+    for w in works {
+        if !names.iter().any(|n| fold(n) == fold(&w)) {
+            names.push(w);
+        }
+    }
+}
+
+/// [`without_credits`] over the evidence sentence (`sentences[at]`) and the earlier ones it
+/// points back to ("That's my song" after "Now playing Mr. Brightside by The Killers").
+pub fn without_credits_said(
+    detail: &Detail,
+    (sentences, at, before): (&[String], usize, &[Option<String>]),
+    names: &mut Vec<String>,
+) {
+    let Some(evidence) = sentences.get(at) else {
+        return;
+    };
+    for s in std::iter::once(evidence.as_str()).chain(referents(sentences, at, before)) {
+        without_credits(detail, s, names);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::proper_names;
+    use super::*;
+    use crate::schema::Schema;
+
+    #[test]
+    fn a_title_said_inside_a_sentence_is_one_name() {
+        assert_eq!(
+            proper_names("My favourite song is Here Comes the Sun."),
+            ["Here Comes the Sun"]
+        );
+        assert_eq!(
+            proper_names("My favourite song is No Woman No Cry by Bob Marley."),
+            ["No Woman No Cry", "Bob Marley"]
+        );
+        assert_eq!(
+            proper_names("Can you put on Take On Me, please?"),
+            ["Take On Me"]
+        );
+        assert_eq!(
+            proper_names("My favourite song is I Will Survive."),
+            ["I Will Survive"]
+        );
+        assert_eq!(
+            proper_names("My favourite band is The Killers."),
+            ["The Killers"]
+        );
+        // A run that opens the sentence, or one in lower case, is read as before.
+        assert_eq!(
+            proper_names("The Killers are my favourite band."),
+            ["Killers"]
+        );
+        assert!(proper_names("my favourite song is here comes the sun").is_empty());
+        // Nor is a date a title.
+        assert_eq!(
+            proper_names("I have a meeting at the Main Campus Library on Monday March 10th."),
+            ["Main Campus Library"]
+        );
+    }
+
+    #[test]
+    fn a_work_s_value_is_the_work_not_who_made_it() {
+        let schema = Schema::embedded();
+        let songs = schema.detail(schema.detail_by_key("favorite_songs").unwrap());
+        let artists = schema.detail(schema.detail_by_key("favorite_artists_bands").unwrap());
+        let names = |d: &Detail, s: &str| {
+            let mut n = proper_names(s);
+            without_credits(d, s, &mut n);
+            n
+        };
+        let s = "My favourite song is No Woman No Cry by Bob Marley.";
+        assert_eq!(names(songs, s), ["No Woman No Cry"]);
+        // An artist's category keeps both: which one it is about is the model's call.
+        assert_eq!(names(artists, s), ["No Woman No Cry", "Bob Marley"]);
+        // The work opens the sentence, or a verb does before it.
+        assert_eq!(
+            names(songs, "Wonderwall by Oasis is my favourite song."),
+            ["Wonderwall"]
+        );
+        assert_eq!(
+            names(songs, "Play Wonderwall by Oasis, it's my favourite."),
+            ["Wonderwall"]
+        );
+        assert_eq!(
+            names(
+                songs,
+                "My favourite is Sweet Child O' Mine by Guns N' Roses."
+            ),
+            ["Sweet Child O Mine"]
+        );
+        // Nothing capitalised before "by": no work to credit.
+        assert_eq!(names(songs, "I love songs by Oasis."), ["Oasis"]);
+    }
+}
