@@ -206,7 +206,15 @@ fn a_story_of_one_past_occasion_stores_nothing_and_a_habit_beside_it_keeps_its_o
 fn a_song_is_stored_by_its_whole_title_not_by_who_it_is_by() {
     let dir = tempdir().unwrap();
     let m = open(dir.path());
-    let songs = m.schema().detail_by_key("favorite_songs").unwrap();
+    // Each sentence in a fresh user's memory, the values stored in `key`.
+    let stored = |who: &str, text: &str, key: &str| -> Vec<String> {
+        let d = m.schema().detail_by_key(key).unwrap();
+        let out = m.remember(&user(who), &said(text)).unwrap();
+        out.iter()
+            .filter(|o| o.preference.detail == d)
+            .map(|o| o.preference.attribute.clone())
+            .collect()
+    };
     for (i, (text, title)) in [
         (
             "My favourite song is No Woman No Cry by Bob Marley.",
@@ -226,24 +234,15 @@ fn a_song_is_stored_by_its_whole_title_not_by_who_it_is_by() {
     .into_iter()
     .enumerate()
     {
-        let out = m
-            .remember(&user(&format!("song-{i}")), &said(text))
-            .unwrap();
-        let values: Vec<&str> = out
-            .iter()
-            .filter(|o| o.preference.detail == songs)
-            .map(|o| o.preference.attribute.as_str())
-            .collect();
-        assert_eq!(values, vec![title], "{text}");
+        let who = format!("song-{i}");
+        assert_eq!(stored(&who, text, "favorite_songs"), vec![title], "{text}");
     }
-    let artists = m.schema().detail_by_key("favorite_artists_bands").unwrap();
-    let out = m
-        .remember(&user("band"), &said("My favourite band is The Killers."))
-        .unwrap();
-    let values: Vec<&str> = out
-        .iter()
-        .filter(|o| o.preference.detail == artists)
-        .map(|o| o.preference.attribute.as_str())
-        .collect();
-    assert_eq!(values, vec!["The Killers"]);
+    assert_eq!(
+        stored(
+            "band",
+            "My favourite band is The Killers.",
+            "favorite_artists_bands"
+        ),
+        vec!["The Killers"]
+    );
 }
