@@ -47,7 +47,7 @@ use referents::{as_pointed_to, referents};
 pub use spans::{proper_names, said_as_place, said_names, spans};
 pub use statements::{said_of_the_one_before, statements, user_turns, Statements};
 pub use subject::{about_someone_else, for_someone_else};
-pub use titles::{without_credits, without_credits_said};
+pub use titles::without_credits_said;
 
 /// Whether a statement can say a lasting preference of its speaker at all, whatever the gate
 /// makes of it: it is neither about someone else ("My wife loves Thai food":

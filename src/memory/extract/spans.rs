@@ -168,9 +168,8 @@ pub(super) fn value_words(
         words.retain(said);
         names.retain(said);
     }
-    for s in std::iter::once(sentence).chain(earlier.iter().copied()) {
-        super::titles::without_credits(detail, s, &mut names);
-    }
+    let texts = std::iter::once(sentence).chain(earlier.iter().copied());
+    super::titles::without_credits_in(detail, texts, &mut names);
     if !names.is_empty() {
         // A title may open with a word no other value does ("Here Comes the Sun").
         for n in &names {

@@ -11,9 +11,9 @@ use crate::schema::Detail;
 const MAX_TITLE_WORDS: usize = 7;
 
 /// The titles of a sentence ([`crate::memory::values::idiom::titles`]) that hold a capitalised
-/// word no other name may start or end with, in value words: "Here Comes the Sun", "No Woman No Cry",
-/// "Take On Me", "The Killers" said inside a sentence are whole names, not "Comes the Sun",
-/// "Woman No Cry", "Take" or "Killers". A run of times and dates is none.
+/// word no other name may start or end with, in value words: "Here Comes the Sun", "No Woman
+/// No Cry", "Take On Me", "The Killers" said inside a sentence are whole names, not "Comes the
+/// Sun", "Woman No Cry", "Take" or "Killers". A run of times and dates is none.
 pub(super) fn title_names(sentence: &str) -> Vec<String> {
     let tokens: Vec<&str> = sentence.split(' ').collect();
     crate::memory::values::idiom::titles(sentence)
@@ -54,14 +54,11 @@ fn lists_credited_works(detail: &Detail) -> bool {
     credited > 0 && credited * 2 > detail.attributes.len()
 }
 
-/// `names` without those said as the one a work is by, for a detail whose values are works
-/// ([`lists_credited_works`]): the value is the work, not who made it. "No Woman No Cry by Bob
+/// `names` without those `sentence` says as the one a work is by (read for a detail whose
+/// values are works, [`lists_credited_works`]): the value is the work, not who made it. "No Woman No Cry by Bob
 /// Marley" is No Woman No Cry; "Wonderwall by Oasis is my favourite song" is Wonderwall, the
 /// capitalised words before "by" a title though they open the sentence.
-pub fn without_credits(detail: &Detail, sentence: &str, names: &mut Vec<String>) {
-    if !lists_credited_works(detail) {
-        return;
-    }
+fn without_credits(sentence: &str, names: &mut Vec<String>) {
     let raw: Vec<&str> = sentence
         .split_whitespace()
         .filter(|w| !value_word(w).is_empty())
@@ -73,6 +70,11 @@ pub fn without_credits(detail: &Detail, sentence: &str, names: &mut Vec<String>)
             .collect()
     };
     let capital = |w: &str| value_word(w).starts_with(char::is_uppercase);
+    // A first word no name starts with ("Play") is no work's; a negation may be ("Don't").
+    let verb = plain.first().is_some_and(|w| {
+        FUNCTION_WORDS.contains(&w.as_str())
+            && !(w.contains("n't") || matches!(w.as_str(), "no" | "never" | "not"))
+    });
     let mut credited = Vec::new();
     let mut works = Vec::new();
     for (at, _) in plain.iter().enumerate().filter(|(_, w)| *w == "by") {
@@ -93,9 +95,7 @@ pub fn without_credits(detail: &Detail, sentence: &str, names: &mut Vec<String>)
         {
             from -= 1;
         }
-        let negation =
-            plain[0].contains("n't") || matches!(plain[0].as_str(), "no" | "never" | "not");
-        if from == 0 && at > 1 && FUNCTION_WORDS.contains(&plain[0].as_str()) && !negation {
+        if from == 0 && at > 1 && verb {
             from = 1;
         }
         let before: Option<&String> = names
@@ -125,8 +125,23 @@ pub fn without_credits(detail: &Detail, sentence: &str, names: &mut Vec<String>)
     }
 }
 
-/// [`without_credits`] over the evidence sentence (`sentences[at]`) and the earlier ones it
-/// points back to ("That's my song" after "Now playing Mr. Brightside by The Killers").
+/// [`without_credits`] over each of `texts` (the evidence sentence and the earlier ones it
+/// points back to: "That's my song" after "Now playing Mr. Brightside by The Killers"), for
+/// a detail whose values are works ([`lists_credited_works`]); other details keep `names`.
+pub(super) fn without_credits_in<'a>(
+    detail: &Detail,
+    texts: impl IntoIterator<Item = &'a str>,
+    names: &mut Vec<String>,
+) {
+    if lists_credited_works(detail) {
+        for s in texts {
+            without_credits(s, names);
+        }
+    }
+}
+
+/// [`without_credits_in`] the evidence sentence (`sentences[at]`) and the earlier ones it
+/// points back to ([`referents`], read only for a detail whose values are works).
 pub fn without_credits_said(
     detail: &Detail,
     (sentences, at, before): (&[String], usize, &[Option<String>]),
@@ -135,9 +150,12 @@ pub fn without_credits_said(
     let Some(evidence) = sentences.get(at) else {
         return;
     };
-    for s in std::iter::once(evidence.as_str()).chain(referents(sentences, at, before)) {
-        without_credits(detail, s, names);
-    }
+    let earlier = std::iter::once_with(|| referents(sentences, at, before)).flatten();
+    without_credits_in(
+        detail,
+        std::iter::once(evidence.as_str()).chain(earlier),
+        names,
+    );
 }
 
 #[cfg(test)]
@@ -188,7 +206,7 @@ mod tests {
         let artists = schema.detail(schema.detail_by_key("favorite_artists_bands").unwrap());
         let names = |d: &Detail, s: &str| {
             let mut n = proper_names(s);
-            without_credits(d, s, &mut n);
+            without_credits_in(d, [s], &mut n);
             n
         };
         let s = "My favourite song is No Woman No Cry by Bob Marley.";

@@ -77,9 +77,9 @@ const JOINERS: &[&str] = &[
 /// more capitalised words, joiners between two of them ("Don't Look Back in Anger", "No Woman
 /// No Cry", "Here Comes the Sun"), each ending at a mark, that do not open the sentence or are
 /// said with whom they are by ("Don't Stop Me Now by Queen is my song"). A run that opens it
-/// otherwise is read as said ("No BBC Radio 1, please" refuses), and a sentence in capitals nearly throughout (four words in five)
-/// or in lower case throughout, as a recogniser writes it, holds none. "I" is no capital of
-/// its own.
+/// otherwise is read as said ("No BBC Radio 1, please" refuses), and a sentence in capitals
+/// nearly throughout (four words in five) or in lower case throughout, as a recogniser writes
+/// it, holds none. "I" is no capital of its own.
 pub fn titles(sentence: &str) -> Vec<std::ops::Range<usize>> {
     let capital = |t: &str| {
         let b = bare(t);
@@ -90,6 +90,7 @@ pub fn titles(sentence: &str) -> Vec<std::ops::Range<usize>> {
     if caps < 2 || (tokens.len() >= 4 && caps * 5 > tokens.len() * 4) {
         return Vec::new();
     }
+    let joined = |k: usize| JOINERS.contains(&bare(tokens[k]));
     let mut out = Vec::new();
     let mut i = 0;
     while i < tokens.len() {
@@ -98,7 +99,6 @@ pub fn titles(sentence: &str) -> Vec<std::ops::Range<usize>> {
         let mut j = i;
         while j < tokens.len() {
             // Joiners, one or two ("The Lord of the Rings"), stand between capitals.
-            let joined = |k: usize| JOINERS.contains(&bare(tokens[k]));
             let next = (j + 1..tokens.len().min(j + 3)).find(|&k| !joined(k));
             let before_capital = next.is_some_and(|k| capital(tokens[k]));
             // "I" is capitalised anywhere; before a capitalised word it may open or join a
