@@ -156,7 +156,9 @@ fn praise_said_in_a_negation_s_words_is_stored_liked() {
 /// A title said with a negation's words ("No Woman No Cry", "Don't Stop Believin'") turns
 /// nothing down: the build before stored `not Bob Marley` and `not Stop Believin` (checked).
 /// Since stop 66 the whole title is the value, not who it is by (`Bob Marley` stored before,
-/// checked) nor the words after the negation (`Stop Believin`).
+/// checked) nor the words after the negation (`Stop Believin`; a title opening the sentence
+/// stored `not Queen`, and until stop 68 `not Stop Believin`, `not Woman No Cry` and `not
+/// Gonna Give`, checked).
 #[test]
 fn a_title_said_with_a_negation_s_words_is_stored_liked() {
     for (text, title) in [
@@ -171,6 +173,18 @@ fn a_title_said_with_a_negation_s_words_is_stored_liked() {
         (
             "Don't Stop Me Now by Queen is my favourite song.",
             "Don't Stop Me Now",
+        ),
+        (
+            "Don't Stop Believin' is my favourite song.",
+            "Don't Stop Believin",
+        ),
+        (
+            "No Woman No Cry is the song I play most.",
+            "No Woman No Cry",
+        ),
+        (
+            "Never Gonna Give You Up is a song I genuinely love.",
+            "Never Gonna Give You Up",
         ),
     ] {
         let dir = tempdir().unwrap();

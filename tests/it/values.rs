@@ -199,7 +199,7 @@ fn a_story_of_one_past_occasion_stores_nothing_and_a_habit_beside_it_keeps_its_o
 
 /// A song is stored by its title as the driver said it, not by who it is by nor by the words
 /// of the title after its first ("Here Comes the Sun", not "Comes the Sun"): the build before
-/// stored `Bob Marley`, `Oasis`, `Comes the Sun`, `Take` and `John Legend` for these
+/// stored `Bob Marley`, `Oasis`, `Comes the Sun`, `Take` and `John Legend` for the first five
 /// (checked). The schema's own catalogue says which categories hold works credited to someone
 /// (Favorite Songs lists "Envision by Jon Lemon"); an artist's category keeps the artist.
 #[test]
@@ -230,6 +230,17 @@ fn a_song_is_stored_by_its_whole_title_not_by_who_it_is_by() {
             "My favourite song is All of Me by John Legend.",
             "All of Me",
         ),
+        // Opening the sentence, said as what it is (stop 68: `Comes the Sun`, `Can't Help
+        // Falling` and `all-time favourite song` before, checked).
+        (
+            "Here Comes the Sun by The Beatles is my favourite track.",
+            "Here Comes the Sun",
+        ),
+        (
+            "Can't Help Falling in Love by Elvis Presley is the song I always sing along to.",
+            "Can't Help Falling in Love",
+        ),
+        ("Take On Me is my all-time favourite song.", "Take On Me"),
     ]
     .into_iter()
     .enumerate()
@@ -237,12 +248,19 @@ fn a_song_is_stored_by_its_whole_title_not_by_who_it_is_by() {
         let who = format!("song-{i}");
         assert_eq!(stored(&who, text, "favorite_songs"), vec![title], "{text}");
     }
-    assert_eq!(
-        stored(
-            "band",
-            "My favourite band is The Killers.",
-            "favorite_artists_bands"
-        ),
-        vec!["The Killers"]
-    );
+    for (i, text) in [
+        "My favourite band is The Killers.",
+        // `Killers` before stop 68 (checked).
+        "The Killers are my favourite band.",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let who = format!("band-{i}");
+        assert_eq!(
+            stored(&who, text, "favorite_artists_bands"),
+            vec!["The Killers"],
+            "{text}"
+        );
+    }
 }

@@ -5,6 +5,7 @@
 
 use super::referents::referents;
 use super::spans::{token_word, value_word, FUNCTION_WORDS, TIME_WORDS};
+use crate::memory::values::idiom;
 use crate::schema::Detail;
 
 /// Longest title copied from a sentence, in words.
@@ -16,11 +17,18 @@ const MAX_TITLE_WORDS: usize = 7;
 /// Sun", "Woman No Cry", "Take" or "Killers". A run of times and dates is none.
 pub(super) fn title_names(sentence: &str) -> Vec<String> {
     let tokens: Vec<&str> = sentence.split(' ').collect();
-    crate::memory::values::idiom::titles(sentence)
+    idiom::titles(sentence)
         .into_iter()
         // One that opens the sentence may open with a verb ("Play Don't Stop Me Now by
-        // Queen"): the work is read from what it is by ([`without_credits`]).
-        .filter(|r| r.start > 0)
+        // Queen"): the work is read from what it is by ([`without_credits`]); but not one
+        // said as what something is ("Don't Stop Believin' is my favourite song", "Here
+        // Comes the Sun by The Beatles is my song").
+        .filter(|r| {
+            let next = tokens.get(r.end).map(|t| token_word(t));
+            r.start > 0
+                || matches!(next.as_deref(), Some("is" | "was" | "are" | "were"))
+                || (next.as_deref() == Some("by") && idiom::credit_then_copula(&tokens, r.end + 1))
+        })
         .filter_map(|r| {
             let words: Vec<&str> = tokens[r]
                 .iter()
@@ -71,10 +79,10 @@ fn without_credits(sentence: &str, names: &mut Vec<String>) {
     };
     let capital = |w: &str| value_word(w).starts_with(char::is_uppercase);
     // A first word no name starts with ("Play") is no work's; a negation may be ("Don't").
-    let verb = plain.first().is_some_and(|w| {
-        FUNCTION_WORDS.contains(&w.as_str())
-            && !(w.contains("n't") || matches!(w.as_str(), "no" | "never" | "not"))
-    });
+    let verb = plain
+        .first()
+        .is_some_and(|w| FUNCTION_WORDS.contains(&w.as_str()) && !idiom::opens_title(w));
+    let joiner = |w: &str| idiom::JOINERS.contains(&w);
     let mut credited = Vec::new();
     let mut works = Vec::new();
     for (at, _) in plain.iter().enumerate().filter(|(_, w)| *w == "by") {
@@ -84,6 +92,9 @@ fn without_credits(sentence: &str, names: &mut Vec<String>) {
         }) else {
             continue;
         };
+        // Said as what it is after whom it is by ("Here Comes the Sun by The Beatles is my
+        // song"), the work opens the sentence (after an opener, "And"): no verb before it.
+        let subject = idiom::credit_then_copula(&raw, at + 1);
         // The work: the capitalised words right before "by" (a mark ends the run; a first
         // word no name starts with, "Play", is not the work's, but a negation is: "Don't
         // Stop Me Now"), or a longer name said there ("Here Comes the Sun" holds a word in
@@ -94,8 +105,29 @@ fn without_credits(sentence: &str, names: &mut Vec<String>) {
             && (from == at || !raw[from - 1].ends_with([',', '.', '!', '?', ';', ':']))
         {
             from -= 1;
+            // Joiners, one or two, between capitals, where the run then opens the sentence
+            // with a word a title may open with ("Can't Help Falling in Love by Elvis
+            // Presley"): a request's verb there is no title's ("Put on Hello by Adele").
+            let n = (1..=2).find(|&n| {
+                from > n
+                    && (1..=n).all(|m| joiner(&plain[from - m]))
+                    && capital(raw[from - n - 1])
+                    && !raw[from - n - 1].ends_with([',', '.', '!', '?', ';', ':'])
+            });
+            if let Some(n) = n {
+                let mut start = from - n - 1;
+                while start > 0 && capital(raw[start - 1]) {
+                    start -= 1;
+                }
+                if start == 0 && (subject || idiom::opens_title(&plain[0]) || plain[0] == "the") {
+                    from -= n;
+                }
+            }
         }
-        if from == 0 && at > 1 && verb {
+        let opener = plain
+            .first()
+            .is_some_and(|w| idiom::OPENERS.contains(&w.as_str()));
+        if from == 0 && at > 1 && ((verb && !subject) || (subject && opener)) {
             from = 1;
         }
         let before: Option<&String> = names
@@ -108,9 +140,21 @@ fn without_credits(sentence: &str, names: &mut Vec<String>) {
         match before {
             Some(a) if fold(a).len() >= at - from => {}
             _ if from == at => continue,
-            shorter => {
-                // "Stop Me Now" of "Don't Stop Me Now" is not the work.
-                credited.extend(shorter.cloned());
+            _ => {
+                // "Stop Me Now" of "Don't Stop Me Now", or "Can't Help Falling" of "Can't
+                // Help Falling in Love", is not the work.
+                let work = &plain[from..at];
+                credited.extend(
+                    names
+                        .iter()
+                        .filter(|n| {
+                            let n = fold(n);
+                            !n.is_empty()
+                                && n.len() < work.len()
+                                && work.windows(n.len()).any(|w| w == n)
+                        })
+                        .cloned(),
+                );
                 let work: Vec<&str> = raw[from..at].iter().map(|w| value_word(w)).collect();
                 works.push(work.join(" "));
             }
@@ -186,10 +230,28 @@ mod tests {
             proper_names("My favourite band is The Killers."),
             ["The Killers"]
         );
-        // A run that opens the sentence, or one in lower case, is read as before.
+        // A run that opens the sentence is one when said as what something is; otherwise,
+        // or in lower case, it is read as before.
         assert_eq!(
             proper_names("The Killers are my favourite band."),
-            ["Killers"]
+            ["The Killers"]
+        );
+        assert_eq!(
+            proper_names("Don't Stop Believin' is my favourite song."),
+            ["Don't Stop Believin"]
+        );
+        assert_eq!(proper_names("Play The Killers for me."), ["Killers"]);
+        assert_eq!(
+            proper_names("Here Comes the Sun by The Beatles is my favourite."),
+            ["Here Comes the Sun", "The Beatles"]
+        );
+        assert_eq!(
+            proper_names("Play Here Comes the Sun by The Beatles."),
+            ["Here Comes the Sun", "The Beatles"]
+        );
+        assert_eq!(
+            proper_names("And Chargefox is my go-to network."),
+            ["Chargefox"]
         );
         assert!(proper_names("my favourite song is here comes the sun").is_empty());
         // Nor is a date a title.
@@ -228,6 +290,27 @@ mod tests {
                 "My favourite is Sweet Child O' Mine by Guns N' Roses."
             ),
             ["Sweet Child O Mine"]
+        );
+        // Joiners inside the work are crossed where it opens the sentence with a word a
+        // title may open with; a request's verb before them is no title's.
+        assert_eq!(
+            names(
+                songs,
+                "Can't Help Falling in Love by Elvis Presley is the song I sing along to."
+            ),
+            ["Can't Help Falling in Love"]
+        );
+        assert_eq!(
+            names(songs, "Put on Hello by Adele, it's my favourite."),
+            ["Hello"]
+        );
+        // Said as what it is after whom it is by, the work opens the sentence.
+        assert_eq!(
+            names(
+                songs,
+                "Here Comes the Sun by The Beatles is my favourite track."
+            ),
+            ["Here Comes the Sun"]
         );
         // Nothing capitalised before "by": no work to credit.
         assert_eq!(names(songs, "I love songs by Oasis."), ["Oasis"]);

@@ -67,19 +67,38 @@ fn praised(lower: &str) -> String {
     out.join(" ")
 }
 
+/// Words that open a sentence before what it is about ("And", "But", "Oh").
+pub const OPENERS: &[&str] = &[
+    "and", "but", "so", "or", "plus", "then", "also", "oh", "well", "yeah", "yes", "okay", "ok",
+    "right", "honestly", "because", "cos",
+];
+
+/// Words that say whose or which a thing is, not part of its name ("My Tesla", "This Shell").
+const OWNERS: &[&str] = &[
+    "my", "our", "your", "his", "her", "their", "this", "that", "these", "those",
+];
+
 /// Short words a title keeps in lower case between two capitalised ones ("Don't Look Back in
 /// Anger").
-const JOINERS: &[&str] = &[
+pub const JOINERS: &[&str] = &[
     "in", "of", "the", "a", "an", "and", "on", "to", "for", "at", "me",
 ];
 
+/// Whether a title may open with `word` (folded) where a request may not: a negation's words
+/// ("Don't Stop Me Now", "Can't Help Falling in Love", "No Woman No Cry", "Never Gonna Give
+/// You Up", "Nothing Else Matters"), but not "Not", which turns down what follows it.
+pub fn opens_title(word: &str) -> bool {
+    word.contains("n't") || matches!(word, "no" | "never" | "nothing")
+}
+
 /// The titles of `sentence` (as said), as ranges of its space-separated tokens: runs of two or
 /// more capitalised words, joiners between two of them ("Don't Look Back in Anger", "No Woman
-/// No Cry", "Here Comes the Sun"), each ending at a mark, that do not open the sentence or are
-/// said with whom they are by ("Don't Stop Me Now by Queen is my song"). A run that opens it
-/// otherwise is read as said ("No BBC Radio 1, please" refuses), and a sentence in capitals
-/// nearly throughout (four words in five) or in lower case throughout, as a recogniser writes
-/// it, holds none. "I" is no capital of its own.
+/// No Cry", "Here Comes the Sun"), each ending at a mark, that do not open the sentence, or
+/// open it as what something is ("Don't Stop Believin' is my song"), or are said with whom
+/// they are by ("Don't Stop Me Now by Queen is my song"). A run that opens it otherwise is
+/// read as said ("No BBC Radio 1, please" refuses), and a sentence in capitals nearly
+/// throughout (four words in five) or in lower case throughout, as a recogniser writes it,
+/// holds none. "I" is no capital of its own.
 pub fn titles(sentence: &str) -> Vec<std::ops::Range<usize>> {
     let capital = |t: &str| {
         let b = bare(t);
@@ -119,18 +138,62 @@ pub fn titles(sentence: &str) -> Vec<std::ops::Range<usize>> {
             && !tokens[j - 1].ends_with([',', '.', '!', '?', ';', ':'])
             && tokens.get(j).is_some_and(|t| bare(t) == "by")
             && tokens.get(j + 1).is_some_and(|t| capital(t));
+        // Said as what something is, it is the subject: "Don't Stop Believin' is my song".
+        let subject = j > i
+            && !tokens[j - 1].ends_with([',', '.', '!', '?', ';', ':'])
+            && tokens
+                .get(j)
+                .is_some_and(|t| matches!(bare(t), "is" | "was" | "are" | "were"));
+        // Said with whom it is by and then as what it is, the whole is the subject: "Here
+        // Comes the Sun by The Beatles is my song" (a request's verb stands before no such).
+        let subject = subject || (credited && credit_then_copula(&tokens, j + 1));
+        // A word that opens the sentence, not the name ("And Chargefox is my network"), nor
+        // whose it is ("My Tesla is due a service").
+        let from = match subject && opens {
+            true => (i..j)
+                .find(|&k| {
+                    let w = super::folded(bare(tokens[k]));
+                    !OPENERS.contains(&w.as_str()) && !OWNERS.contains(&w.as_str())
+                })
+                .unwrap_or(j),
+            false => i,
+        };
         if j - i >= 2 && !opens {
             out.push(i..j);
+        } else if subject && j - from >= 2 {
+            out.push(from..j);
         } else if j - i >= 2 && credited {
             // Its first word may be the request's verb ("Exclude Dreamer's Canvas by Lenny
             // Visionary"); a title may open with a negation's words, a request not.
             let first = super::folded(bare(tokens[i]));
-            let opens_title = matches!(first.as_str(), "don't" | "no" | "never" | "nothing");
-            out.push(if opens_title { i..j } else { i + 1..j });
+            out.push(if opens_title(&first) { i..j } else { i + 1..j });
         }
         i = j.max(i + 1);
     }
     out
+}
+
+/// Whether the capitalised run from `tokens[at]` (who a work is by: "The Beatles", joiners
+/// between capitals) ends at no mark and is followed by a copula: "... by The Beatles is my
+/// song".
+pub fn credit_then_copula(tokens: &[&str], at: usize) -> bool {
+    let capital = |t: &str| bare(t).starts_with(char::is_uppercase);
+    let mut k = at;
+    while k < tokens.len()
+        && (capital(tokens[k])
+            || (k > at
+                && JOINERS.contains(&bare(tokens[k]))
+                && tokens.get(k + 1).is_some_and(|t| capital(t))))
+    {
+        if tokens[k].ends_with([',', '.', '!', '?', ';', ':']) {
+            return false;
+        }
+        k += 1;
+    }
+    k > at
+        && tokens
+            .get(k)
+            .is_some_and(|t| matches!(bare(t), "is" | "was" | "are" | "were"))
 }
 
 /// `sentence` (as said, before folding) with the negation's words inside a title
@@ -225,8 +288,12 @@ mod tests {
         ));
         assert!(turns_down("I don't want Radio 2 anymore.", "Radio 2"));
         assert!(turns_down("Play anything, just not Radio 2.", "Radio 2"));
-        // Said with whom it is by, a title may open the sentence; a request's verb before
-        // it still refuses.
+        // Said as what something is, or with whom it is by, a title may open the sentence;
+        // a request's verb before it still refuses.
+        assert!(!turns_down(
+            "Don't Stop Believin' is my favourite song.",
+            "Don't Stop Believin'"
+        ));
         assert!(!turns_down(
             "Don't Stop Me Now by Queen is my favourite song.",
             "Don't Stop Me Now"
