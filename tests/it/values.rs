@@ -263,4 +263,14 @@ fn a_song_is_stored_by_its_whole_title_not_by_who_it_is_by() {
             "{text}"
         );
     }
+    // Of two names, the one said with the category's own word ("band"): the model picked
+    // `Bohemian Rhapsody` for the band before stop 68 (checked).
+    assert_eq!(
+        stored(
+            "band-queen",
+            "My favourite band is Queen, I love Bohemian Rhapsody.",
+            "favorite_artists_bands"
+        ),
+        vec!["Queen"]
+    );
 }

@@ -151,7 +151,10 @@ impl Models {
         // ... showbiz news": Entertainment and News): the user said each of them, so the
         // model only picks which one the sentence is about. `none` is not among its
         // answers: whether the sentence states a preference was the gate's and the offer
-        // decision's call (the 270M model scored `none` first for that sentence).
+        // decision's call (the 270M model scored `none` first for that sentence). Of
+        // several, the one said with a word of the category's own name is the value ("My
+        // favourite band is Queen, I love Bohemian Rhapsody"; the 270M model picked the song
+        // for the band).
         match named.as_slice() {
             [v] => Said::One(v.clone()),
             [_, _, ..]
@@ -159,7 +162,10 @@ impl Models {
                     && shrugged.is_empty()
                     && matches!(d.kind, ValueKind::Choice | ValueKind::Text) =>
             {
-                Said::Several(named)
+                match values::named_with_its_category(&self.schema, only.detail, evidence, &named) {
+                    Some(v) => Said::One(v),
+                    None => Said::Several(named),
+                }
             }
             _ => Said::Ask,
         }

@@ -245,6 +245,53 @@ fn alias_said(
         .max()
 }
 
+/// The one of `names` (several the user said, for `detail`) said in a clause that also says a
+/// word of the detail's own name that no category beside it has ("My favourite band is Queen,
+/// I love Bohemian Rhapsody" is Queen: "band" of Favorite Artists/Bands, not of Favorite
+/// Songs), or `None` when no one such name is. A clause ends at a mark or a clause break
+/// ("but"); a word of the name itself says nothing ("Radio" of "BBC Radio 2").
+pub fn named_with_its_category(
+    schema: &Schema,
+    detail: DetailId,
+    sentence: &str,
+    names: &[String],
+) -> Option<String> {
+    let d = schema.detail(detail);
+    let others: Vec<String> = schema
+        .sub(d.sub)
+        .details
+        .iter()
+        .filter(|&&k| k != detail)
+        .flat_map(|&k| stems(&schema.detail(k).name))
+        .collect();
+    let own: Vec<String> = stems(&d.name)
+        .into_iter()
+        .filter(|w| !others.contains(w) && !super::WEAK_WORDS.contains(&w.as_str()))
+        .collect();
+    let clauses: Vec<Vec<String>> = sentence
+        .split([',', '.', ';', ':', '!', '?', '(', ')'])
+        .flat_map(|c| {
+            let words = stems(c);
+            words
+                .split(|w| super::CLAUSE_BREAKS.contains(&w.as_str()))
+                .map(<[String]>::to_vec)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let mut with = names.iter().filter(|n| {
+        let name = stems(n);
+        !name.is_empty()
+            && clauses.iter().any(|c| {
+                c.windows(name.len()).any(|w| w == name)
+                    && c.iter().any(|w| own.contains(w) && !name.contains(w))
+            })
+    });
+    match (with.next(), with.next()) {
+        (Some(n), None) => Some(n.clone()),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -311,6 +358,33 @@ mod tests {
             named_values(&vehicle, video, &said("I only watch in full HD.")),
             ["1080p"]
         );
+    }
+
+    #[test]
+    fn of_several_names_the_one_said_with_its_category_s_word() {
+        let s = Schema::embedded();
+        let names = |v: &[&str]| v.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+        let artists = s.detail_by_key("favorite_artists_bands").unwrap();
+        let songs = s.detail_by_key("favorite_songs").unwrap();
+        let t = "My favourite band is Queen, I love Bohemian Rhapsody.";
+        let both = names(&["Queen", "Bohemian Rhapsody"]);
+        assert_eq!(
+            named_with_its_category(&s, artists, t, &both).as_deref(),
+            Some("Queen")
+        );
+        // No clause says "song": the model picks.
+        assert_eq!(named_with_its_category(&s, songs, t, &both), None);
+        // Both said with it, or the word only in another clause: none.
+        let t = "My favourite bands are Queen and Oasis.";
+        let two = names(&["Queen", "Oasis"]);
+        assert_eq!(named_with_its_category(&s, artists, t, &two), None);
+        let t = "I listen to Queen a lot, but Oasis is my band.";
+        assert_eq!(
+            named_with_its_category(&s, artists, t, &two).as_deref(),
+            Some("Oasis")
+        );
+        let t = "Queen, Oasis, they're the bands I grew up with.";
+        assert_eq!(named_with_its_category(&s, artists, t, &two), None);
     }
 
     #[test]
