@@ -246,9 +246,9 @@ fn alias_said(
 }
 
 /// The one of `names` (several the user said, for `detail`) said in a clause that also says a
-/// word of the detail's own name that no category beside it has ("My favourite band is Queen,
-/// I love Bohemian Rhapsody" is Queen: "band" of Favorite Artists/Bands, not of Favorite
-/// Songs), or `None` when no one such name is. A clause ends at a mark or a clause break
+/// word of the detail's own name that no category beside it has and no value of it holds ("My
+/// favourite band is Queen, I love Bohemian Rhapsody" is Queen: "band" of Favorite
+/// Artists/Bands, not of Favorite Songs), or `None` when no one such name is. A clause ends at a mark or a clause break
 /// ("but"); a word of the name itself says nothing ("Radio" of "BBC Radio 2").
 pub fn named_with_its_category(
     schema: &Schema,
@@ -264,9 +264,14 @@ pub fn named_with_its_category(
         .filter(|&&k| k != detail)
         .flat_map(|&k| stems(&schema.detail(k).name))
         .collect();
+    // Nor a word of its values: "distance" of Priority for Shortest Time or Shortest Distance
+    // names a value, not the category.
+    let valued: Vec<String> = d.attributes.iter().flat_map(|a| stems(a)).collect();
     let own: Vec<String> = stems(&d.name)
         .into_iter()
-        .filter(|w| !others.contains(w) && !super::WEAK_WORDS.contains(&w.as_str()))
+        .filter(|w| {
+            !others.contains(w) && !valued.contains(w) && !super::WEAK_WORDS.contains(&w.as_str())
+        })
         .collect();
     let clauses: Vec<Vec<String>> = sentence
         .split([',', '.', ';', ':', '!', '?', '(', ')'])
@@ -385,6 +390,13 @@ mod tests {
         );
         let t = "Queen, Oasis, they're the bands I grew up with.";
         assert_eq!(named_with_its_category(&s, artists, t, &two), None);
+        // A word of the category's name that names a value says nothing of which.
+        let priority = s
+            .detail_by_key("priority_for_shortest_time_or_shortest_distance")
+            .unwrap();
+        let t = "Always prioritize the shortest time over distance.";
+        let both = names(&["Shortest Time", "Shortest Distance"]);
+        assert_eq!(named_with_its_category(&s, priority, t, &both), None);
     }
 
     #[test]
