@@ -26,7 +26,7 @@ pub(super) fn title_names(sentence: &str) -> Vec<String> {
         .filter(|r| {
             let next = tokens.get(r.end).map(|t| token_word(t));
             r.start > 0
-                || matches!(next.as_deref(), Some("is" | "was" | "are" | "were"))
+                || next.as_deref().is_some_and(idiom::copula)
                 || (next.as_deref() == Some("by") && idiom::credit_then_copula(&tokens, r.end + 1))
         })
         .filter_map(|r| {
@@ -82,6 +82,10 @@ fn without_credits(sentence: &str, names: &mut Vec<String>) {
     let verb = plain
         .first()
         .is_some_and(|w| FUNCTION_WORDS.contains(&w.as_str()) && !idiom::opens_title(w));
+    // A word that opens a sentence before what it is about ("And Here Comes the Sun by ...").
+    let opener = plain
+        .first()
+        .is_some_and(|w| idiom::OPENERS.contains(&w.as_str()));
     let joiner = |w: &str| idiom::JOINERS.contains(&w);
     let mut credited = Vec::new();
     let mut works = Vec::new();
@@ -124,9 +128,6 @@ fn without_credits(sentence: &str, names: &mut Vec<String>) {
                 }
             }
         }
-        let opener = plain
-            .first()
-            .is_some_and(|w| idiom::OPENERS.contains(&w.as_str()));
         if from == 0 && at > 1 && ((verb && !subject) || (subject && opener)) {
             from = 1;
         }

@@ -84,6 +84,11 @@ pub const JOINERS: &[&str] = &[
     "in", "of", "the", "a", "an", "and", "on", "to", "for", "at", "me",
 ];
 
+/// Whether `word` (without its marks) is a copula, by which a sentence says what its subject is.
+pub fn copula(word: &str) -> bool {
+    matches!(word, "is" | "was" | "are" | "were")
+}
+
 /// Whether a title may open with `word` (folded) where a request may not: a negation's words
 /// ("Don't Stop Me Now", "Can't Help Falling in Love", "No Woman No Cry", "Never Gonna Give
 /// You Up", "Nothing Else Matters"), but not "Not", which turns down what follows it.
@@ -141,9 +146,7 @@ pub fn titles(sentence: &str) -> Vec<std::ops::Range<usize>> {
         // Said as what something is, it is the subject: "Don't Stop Believin' is my song".
         let subject = j > i
             && !tokens[j - 1].ends_with([',', '.', '!', '?', ';', ':'])
-            && tokens
-                .get(j)
-                .is_some_and(|t| matches!(bare(t), "is" | "was" | "are" | "were"));
+            && tokens.get(j).is_some_and(|t| copula(bare(t)));
         // Said with whom it is by and then as what it is, the whole is the subject: "Here
         // Comes the Sun by The Beatles is my song" (a request's verb stands before no such).
         let subject = subject || (credited && credit_then_copula(&tokens, j + 1));
@@ -190,10 +193,7 @@ pub fn credit_then_copula(tokens: &[&str], at: usize) -> bool {
         }
         k += 1;
     }
-    k > at
-        && tokens
-            .get(k)
-            .is_some_and(|t| matches!(bare(t), "is" | "was" | "are" | "were"))
+    k > at && tokens.get(k).is_some_and(|t| copula(bare(t)))
 }
 
 /// `sentence` (as said, before folding) with the negation's words inside a title
