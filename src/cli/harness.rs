@@ -464,7 +464,8 @@ fn explain(
                 let mut line = serde_json::json!({
                     "speaker": part.speaker.as_str(), "sentence": s.sentence,
                     "gate": s.gate, "passes": s.passes, "offer": s.offer, "best": best,
-                    "condition": s.condition, "lasting": s.lasting, "refusal": s.refusal,
+                    "condition": s.condition, "lasting": s.lasting, "beside": s.beside,
+                    "refusal": s.refusal,
                 });
                 if let Some(id) = id {
                     line["case"] = serde_json::json!(id);

@@ -16,6 +16,7 @@ use super::offer::OfferModel;
 use super::values::{self, named_values, NOT};
 use crate::schema::{DetailId, DetailSet, Schema, ValueKind};
 
+mod command;
 mod complaint;
 mod held;
 mod mood;
@@ -29,6 +30,7 @@ mod statements;
 mod subject;
 mod titles;
 
+pub use command::{beside_commands, commands};
 pub use complaint::complains_of_now;
 pub use held::{held_value_first, Held};
 pub use mood::{asks, for_the_moment, looks_back, only_now, reminds, requests, supposes};

@@ -401,6 +401,46 @@ fn a_request_for_the_present_occasion_is_held_pending() {
     );
 }
 
+/// A request to the car that says nothing lasting beside it ("Shuffle my favourite playlist
+/// on Spotify.") or only a reason of the moment ("..., I want to catch the cricket score.") is
+/// held pending, however lasting the one-off gate reads the whole sentence (each was recalled
+/// at once before, checked); a request with a lasting remark beside it, or one pointing back
+/// to it, is recalled at once.
+#[test]
+fn a_request_to_the_car_with_nothing_lasting_beside_it_is_held_pending() {
+    let dir = tempdir().unwrap();
+    let m = holding(dir.path());
+    let stored = |who: &str, text: &str| stored_alone(&m, who, text);
+    assert_eq!(
+        stored(
+            "max",
+            "Stick on Radio 5 Live, I want to catch the cricket score."
+        )
+        .1,
+        Status::Pending
+    );
+    assert_eq!(
+        stored("ned", "Shuffle my favourite playlist on Spotify."),
+        ("Spotify".to_string(), Status::Pending)
+    );
+    assert_eq!(
+        stored("ola", "Play my liked songs on Deezer."),
+        ("Deezer".to_string(), Status::Pending)
+    );
+    assert!(recalled_ids(&m, "ola", "put some music on").is_empty());
+    assert_eq!(
+        stored("pia", "Find a Shell garage, I always fill up at Shell."),
+        ("Shell".to_string(), Status::Active)
+    );
+    assert_eq!(
+        stored(
+            "quin",
+            "Put on Classic FM, it's the only station I ever listen to."
+        ),
+        ("Classic FM".to_string(), Status::Active)
+    );
+}
+
 /// A level read from a complaint about how things are now ("the fan is way too loud") is held
 /// pending (recalled at once before, checked); the same complaint said as a standing one
 /// ("always too bright for me at night") is recalled at once.

@@ -48,7 +48,7 @@ pub fn supposes(sentence: &str) -> bool {
 
 /// Openings by which a question asks for something to be done ("Could you set the seat massage
 /// to level 2?"), not for an answer.
-const ASKING_FOR: &[&[&str]] = &[
+pub(super) const ASKING_FOR: &[&[&str]] = &[
     &["can", "you"],
     &["could", "you"],
     &["would", "you"],

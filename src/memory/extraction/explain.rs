@@ -24,6 +24,9 @@ pub struct SentenceView {
     /// The one-off gate's probability that it states a lasting preference (below its
     /// threshold, a preference from it is held pending): `None` when the lasting track is off.
     pub lasting: Option<f32>,
+    /// For a statement that opens with a request to the car, the one-off gate's probability
+    /// of what it says beside its requests (below its threshold, held pending too).
+    pub beside: Option<f32>,
     /// The refusal model's probability that it turns down what it names
     /// (`memory::extraction::refusal`): `None` when `extraction.refuse_by_model` is off.
     pub refusal: Option<f32>,
@@ -46,9 +49,7 @@ impl Models {
         let (sentences, vecs, taps) = self.embedded_statements(conversation)?;
         let (gates, passes, scores) =
             self.read_embedded(conversation, (&sentences, &vecs, &taps), exclude)?;
-        let lasting = self
-            .read_lasting((&sentences, &vecs, &taps))?
-            .map(|l| l.gate);
+        let lasting = self.read_lasting((&sentences, &vecs, &taps))?;
         let conv_top = extract::strongest(&scores, &passes);
         let refusal = match self.refusal.as_ref() {
             Some(m) => Some(
@@ -80,7 +81,8 @@ impl Models {
                     passes,
                     best,
                     offer,
-                    lasting: lasting.as_ref().map(|l| l[i]),
+                    lasting: lasting.as_ref().map(|l| l.gate[i]),
+                    beside: lasting.as_ref().and_then(|l| l.beside[i]),
                     refusal: refusal.as_ref().map(|r| r[i]),
                     sentence,
                 }

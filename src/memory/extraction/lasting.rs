@@ -28,6 +28,10 @@ pub(super) struct Lasting {
     pub gate: Vec<f32>,
     /// Whether it passes as a preference sentence (the preference gate's rule, this gate).
     pub passes: Vec<bool>,
+    /// For a statement that opens with a request to the car ([`extract::beside_commands`]),
+    /// the gate's probability of what it says beside its requests (0 when nothing): what
+    /// makes such a request lasting or not ([`Models::one_off`]).
+    pub beside: Vec<Option<f32>>,
 }
 
 impl Models {
@@ -61,7 +65,47 @@ impl Models {
             }
         }
         let passes = passing(&track.gate, &gate, sentences);
-        Ok(Some(Lasting { gate, passes }))
+        let beside = self.beside_requests(&track.gate, sentences)?;
+        Ok(Some(Lasting {
+            gate,
+            passes,
+            beside,
+        }))
+    }
+
+    /// For each statement that opens with a request to the car, `gate`'s probability of what
+    /// it says beside its requests, read alone (0 when it says nothing else); `None` for the
+    /// others. Only such statements' other clauses are embedded.
+    fn beside_requests(
+        &self,
+        gate: &gate::Gate,
+        sentences: &[String],
+    ) -> Result<Vec<Option<f32>>, MemoryError> {
+        let rest: Vec<Option<String>> = sentences
+            .iter()
+            .map(|s| extract::beside_commands(s))
+            .collect();
+        let texts: Vec<String> = rest
+            .iter()
+            .flatten()
+            .filter(|r| !r.is_empty())
+            .cloned()
+            .collect();
+        let mut read = if texts.is_empty() {
+            Vec::new()
+        } else {
+            let (v, t) = self.embed_sentences(&texts)?;
+            probabilities(gate, (&texts, &v, &t))
+        }
+        .into_iter();
+        Ok(rest
+            .iter()
+            .map(|r| match r.as_deref() {
+                None => None,
+                Some("") => Some(0.0),
+                Some(_) => read.next(),
+            })
+            .collect())
     }
 
     /// The offers of both tracks: the lasting track's first, then the first track's
@@ -89,9 +133,12 @@ impl Models {
     }
 
     /// Whether `item`, read from statement `at`, is a one-off request: the lasting track is
-    /// on, its gate scores the statement below its threshold or the clause that says the value
-    /// holds for the present occasion only ([`for_the_moment`]), and no other statement it
-    /// passes says the same value as lasting ([`said_lasting_elsewhere`]).
+    /// on, its gate scores the statement below its threshold, or what a statement opening
+    /// with a request to the car says beside it ([`Lasting::beside`]: nothing, "Shuffle my
+    /// liked songs on Spotify."; a reason of the moment, "Stick on BBC Radio 4, I want to catch
+    /// the six o'clock news."), or the clause that says the value holds for the present
+    /// occasion only ([`for_the_moment`]), and no other statement it passes says the same
+    /// value as lasting ([`said_lasting_elsewhere`]).
     pub(super) fn one_off(
         &self,
         item: &Extracted,
@@ -100,7 +147,9 @@ impl Models {
     ) -> bool {
         match (self.lasting.as_ref(), lasting) {
             (Some(track), Some(l)) => {
-                (!track.gate.passes(l.gate[at]) || for_the_moment(item, &sentences[at]))
+                (!track.gate.passes(l.gate[at])
+                    || l.beside[at].is_some_and(|p| !track.gate.passes(p))
+                    || for_the_moment(item, &sentences[at]))
                     && !said_lasting_elsewhere(&self.schema, item, (sentences, at), &l.passes)
                     && !affirmed_next(&self.schema, item, (sentences, at), &l.passes)
             }
