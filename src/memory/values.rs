@@ -135,56 +135,55 @@ fn refused(sentence: &str, value: &str, whole: bool) -> bool {
         return false;
     }
     let lower = anything_but(&without_answer_no(&idiom::as_read(sentence)));
-    for clause in lower.split([',', '.', ';', ':', '!', '?', '(', ')']) {
-        for part in words(clause).split(|w| CLAUSE_BREAKS.contains(w)) {
-            let stemmed: Vec<String> = part.iter().map(|w| stems(w).join(" ")).collect();
-            for (j, w) in stemmed.iter().enumerate() {
-                let here = match whole {
-                    // The name's words in a row from here, its weak words ("of") skipped.
-                    true => {
-                        let run: Vec<&String> = stemmed[j..]
-                            .iter()
-                            .filter(|x| !WEAK_WORDS.contains(&x.as_str()))
-                            .take(wanted.len())
-                            .collect();
-                        run.len() == wanted.len() && run.iter().zip(&wanted).all(|(a, b)| *a == b)
-                    }
-                    false => wanted.contains(w),
-                };
-                if !here {
-                    continue;
+    for part in idiom::clauses(&lower) {
+        let part = &part[..];
+        let stemmed: Vec<String> = part.iter().map(|w| stems(w).join(" ")).collect();
+        for (j, w) in stemmed.iter().enumerate() {
+            let here = match whole {
+                // The name's words in a row from here, its weak words ("of") skipped.
+                true => {
+                    let run: Vec<&String> = stemmed[j..]
+                        .iter()
+                        .filter(|x| !WEAK_WORDS.contains(&x.as_str()))
+                        .take(wanted.len())
+                        .collect();
+                    run.len() == wanted.len() && run.iter().zip(&wanted).all(|(a, b)| *a == b)
                 }
-                let end = if whole {
-                    (j + wanted.len()).min(part.len())
-                } else {
-                    j + 1
-                };
-                let before = &part[j.saturating_sub(SCOPE)..j];
-                // "switch to outside", "drop it to 82": the value is where the change goes,
-                // not what is turned down ("switch from jazz" still is).
-                let before: Vec<&str> = before
-                    .iter()
-                    .enumerate()
-                    .filter(|(k, w)| {
-                        let next = before.get(k + 1..).unwrap_or_default();
-                        let noun = *k > 0 && DETERMINERS.contains(&before[k - 1]);
-                        // "Instead, play jazz" chooses jazz; "instead of jazz" turns it down.
-                        // "No other genre, just jazz" turns down the others.
-                        let instead = **w == "instead" && next.first() != Some(&"of");
-                        let others = NONE_CUES.contains(w)
-                            && next.first().is_some_and(|x| matches!(*x, "other" | "else"));
-                        let toward = TOWARD_CUES.contains(w) && next.contains(&"to");
-                        let visit = STOP_CUES.contains(w)
-                            && (noun || next.first().is_some_and(|x| VISITS.contains(x)));
-                        // "I don't mind jazz" accepts it.
-                        let accepts = next.first() == Some(&"mind");
-                        !(instead || others || toward || visit || accepts)
-                    })
-                    .map(|(_, w)| *w)
-                    .collect();
-                if negates(&before.join(" ")) || negates_after(&part[end..]) {
-                    return true;
-                }
+                false => wanted.contains(w),
+            };
+            if !here {
+                continue;
+            }
+            let end = if whole {
+                (j + wanted.len()).min(part.len())
+            } else {
+                j + 1
+            };
+            let before = &part[j.saturating_sub(SCOPE)..j];
+            // "switch to outside", "drop it to 82": the value is where the change goes,
+            // not what is turned down ("switch from jazz" still is).
+            let before: Vec<&str> = before
+                .iter()
+                .enumerate()
+                .filter(|(k, w)| {
+                    let next = before.get(k + 1..).unwrap_or_default();
+                    let noun = *k > 0 && DETERMINERS.contains(&before[k - 1]);
+                    // "Instead, play jazz" chooses jazz; "instead of jazz" turns it down.
+                    // "No other genre, just jazz" turns down the others.
+                    let instead = **w == "instead" && next.first() != Some(&"of");
+                    let others = NONE_CUES.contains(w)
+                        && next.first().is_some_and(|x| matches!(*x, "other" | "else"));
+                    let toward = TOWARD_CUES.contains(w) && next.contains(&"to");
+                    let visit = STOP_CUES.contains(w)
+                        && (noun || next.first().is_some_and(|x| VISITS.contains(x)));
+                    // "I don't mind jazz" accepts it.
+                    let accepts = next.first() == Some(&"mind");
+                    !(instead || others || toward || visit || accepts)
+                })
+                .map(|(_, w)| *w)
+                .collect();
+            if negates(&before.join(" ")) || negates_after(&part[end..]) {
+                return true;
             }
         }
     }

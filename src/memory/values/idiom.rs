@@ -31,6 +31,23 @@ pub(super) fn as_read(sentence: &str) -> String {
 }
 
 /// A word without the marks around it (its apostrophes kept: "can't", "Believin'").
+/// The clauses of a folded text (lower case, [`super::folded`]), each as its words: cut at
+/// marks, then at the words that end a clause ([`super::CLAUSE_BREAKS`]: "I don't mind
+/// waiting, but the cheapest one" has three). Where a negation reaches
+/// ([`super::turns_down`]) and where a name is said with its category's word
+/// ([`super::named_with_its_category`]).
+pub(super) fn clauses(lower: &str) -> Vec<Vec<&str>> {
+    lower
+        .split([',', '.', ';', ':', '!', '?', '(', ')'])
+        .flat_map(|c| {
+            super::words(c)
+                .split(|w| super::CLAUSE_BREAKS.contains(w))
+                .map(<[&str]>::to_vec)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
 fn bare(w: &str) -> &str {
     w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '\''))
 }

@@ -273,15 +273,9 @@ pub fn named_with_its_category(
             !others.contains(w) && !valued.contains(w) && !super::WEAK_WORDS.contains(&w.as_str())
         })
         .collect();
-    let clauses: Vec<Vec<String>> = sentence
-        .split([',', '.', ';', ':', '!', '?', '(', ')'])
-        .flat_map(|c| {
-            let words = stems(c);
-            words
-                .split(|w| super::CLAUSE_BREAKS.contains(&w.as_str()))
-                .map(<[String]>::to_vec)
-                .collect::<Vec<_>>()
-        })
+    let clauses: Vec<Vec<String>> = super::idiom::clauses(&super::folded(sentence))
+        .into_iter()
+        .map(|c| c.iter().flat_map(|w| stems(w)).collect())
         .collect();
     let mut with = names.iter().filter(|n| {
         let name = stems(n);
