@@ -228,6 +228,13 @@ pub fn about_someone_else(sentence: &str) -> bool {
             .find(|w| !FREQUENCY.contains(&w.as_str()));
         return verb.is_some_and(|v| third_person_verb(v));
     }
+    // "She's mad about Italian food", "He's vegetarian"; not "She's my favourite artist".
+    if words
+        .get(i)
+        .is_some_and(|w| matches!(w.as_str(), "he's" | "she's"))
+    {
+        return is_a_person_state(&words[i + 1..]);
+    }
     // "They love that station", "They're obsessed with the Bluey soundtrack"; not "They're my
     // favourite band", where "they" is what the speaker likes, nor "They don't take cards".
     match words.get(i).map(String::as_str) {
@@ -288,8 +295,9 @@ pub fn about_someone_else(sentence: &str) -> bool {
     others_at(&words, i) || later_clause_about_someone_else(sentence, &words)
 }
 
-/// Whether a clause after a comma or semicolon is about someone else while the speaker is
-/// in no part of the sentence ("Put Radio Mirchi on, Dad wants his old Bollywood songs"; not
+/// Whether a clause after a comma, a semicolon or "and" is about someone else while the
+/// speaker is in no part of the sentence ("Put Radio Mirchi on, Dad wants his old Bollywood
+/// songs", "It's my wife's birthday and she's mad about Italian food"; not
 /// "I love Thai food, my wife does too", "We love buffets, the kids can pick whatever they
 /// want", "... need a café for me, the kids have to eat").
 fn later_clause_about_someone_else(sentence: &str, words: &[String]) -> bool {
@@ -308,7 +316,7 @@ fn later_clause_about_someone_else(sentence: &str, words: &[String]) -> bool {
     if words.iter().any(speaker) {
         return false;
     }
-    let mut clauses = sentence.split([',', ';']);
+    let mut clauses = sentence.split([',', ';']).flat_map(|c| c.split(" and "));
     clauses.next();
     clauses.any(|c| !c.trim().is_empty() && about_someone_else(c))
 }
@@ -547,6 +555,15 @@ mod tests {
         assert!(!about_someone_else("I'm vegan."));
         assert!(!about_someone_else("Italian is crazy good."));
         assert!(about_someone_else("Dev is mad about cricket commentary."));
+        // "he's" / "she's" and what only a person is; a clause after "and", speaker absent.
+        assert!(!about_someone_else(
+            "We're picking up my dad and he's really into jazz."
+        ));
+        assert!(about_someone_else(
+            "It's my brother's stag do and he's mad about curry."
+        ));
+        assert!(!about_someone_else("She's my favourite singer."));
+        assert!(!about_someone_else("I love jazz and she's into it too."));
         assert!(!about_someone_else("I'm a huge fan of Radio 4."));
         assert!(!about_someone_else("I love Thai food, my wife does too."));
         assert!(!about_someone_else("My favourite is Thai."));
