@@ -28,13 +28,29 @@ const BEFORE: &[&str] = &[
     "alright", "yes", "yeah", "now", "please", "just", "actually", "also", "quickly",
 ];
 
-/// Whether a clause is a request to the car to do something: after [`BEFORE`] words, and a
-/// request in a question's form ("can you", "could we", [`ASKING_FOR`]; "can we have ..."),
-/// it opens with one of [`COMMANDS`]. "Play Don't Stop Me Now by Queen", "Um, can you dim
-/// the screen?", "Take me home but stop at the Sainsbury's on the way"; not "I always play
-/// jazz", "Keep the fan low", "Always take the motorway".
+/// Words by which a request says it holds beyond now, or says the speaker's taste: a habit
+/// ("always", "constantly", "every time", "whenever", "from now on", "by default") or "my
+/// favourite", "my usual". "Can we set the temperature to stay at 18 degrees constantly?" is
+/// a standing wish, not a request for now.
+#[rustfmt::skip]
+const BEYOND_NOW: &[&str] = &[
+    "always", "constantly", "usually", "normally", "generally", "every", "each", "whenever",
+    "never", "ever", "usual", "regular", "regularly", "default", "future", "favourite",
+    "favorite", "forever", "permanently",
+];
+
+/// Whether a clause is a request to the car to do something now: after [`BEFORE`] words, and
+/// a request in a question's form ("can you", "could we", [`ASKING_FOR`]; "can we have ..."),
+/// it opens with one of [`COMMANDS`], and no word of it says it holds beyond now
+/// ([`BEYOND_NOW`], "from now on"). "Play Don't Stop Me Now by Queen", "Um, can you dim the
+/// screen?", "Take me home but stop at the Sainsbury's on the way"; not "I always play jazz",
+/// "Keep the fan low", "Always take the motorway", "Set it to 18 from now on".
 pub fn commands(clause: &str) -> bool {
     let w = words(clause);
+    let from_now_on = w.windows(3).any(|x| x == ["from", "now", "on"]);
+    if from_now_on || w.iter().any(|x| BEYOND_NOW.contains(&x.as_str())) {
+        return false;
+    }
     let mut i = 0;
     while w.get(i).is_some_and(|x| BEFORE.contains(&x.as_str())) {
         i += 1;
@@ -101,6 +117,9 @@ mod tests {
             "Can you tell me the way?",
             "Have you got anything by Adele?",
             "Jazz is what I play most.",
+            "Can we set the car's temperature to stay at a refreshing 18 degrees constantly?",
+            "Set it to 21 from now on.",
+            "Start playing my favorite, please",
         ] {
             assert!(!commands(c), "{c}");
         }
