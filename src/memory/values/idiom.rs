@@ -18,7 +18,8 @@ const PRAISE: &[&str] = &[
     "no one comes close to", "can't go wrong with", "can never go wrong with",
     "never go wrong with", "never goes wrong with", "couldn't live without",
     "can't live without", "cannot live without", "couldn't do without", "can't do without",
-    "wouldn't be without", "can't get enough of", "never get tired of", "never gets tired of",
+    "wouldn't be without", "can't get enough of", "never get enough of",
+    "haven't had enough of", "never had enough of", "never get tired of", "never gets tired of",
     "never tire of", "never get bored of", "never gets bored of", "never say no to",
     "can't say no to", "can't resist", "never miss", "no one does", "nobody does",
     "nothing like",
@@ -36,7 +37,7 @@ pub(super) fn as_read(sentence: &str) -> String {
 /// waiting, but the cheapest one" has three). Where a negation reaches
 /// ([`super::turns_down`]) and where a name is said with its category's word
 /// ([`super::named_with_its_category`]).
-pub(super) fn clauses(lower: &str) -> Vec<Vec<&str>> {
+pub fn clauses(lower: &str) -> Vec<Vec<&str>> {
     lower
         .split([',', '.', ';', ':', '!', '?', '(', ')'])
         .flat_map(|c| {
@@ -52,10 +53,56 @@ fn bare(w: &str) -> &str {
     w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '\''))
 }
 
-/// `lower` (folded) with every phrase of [`PRAISE`] read as "love": what the negation rule
-/// reads in place of the words as said.
+/// Words that negate what follows them in a clause, for [`needs_without`].
+const DOUBLE_NEGATIONS: &[&str] = &["never", "not", "no", "cannot", "nobody", "nothing"];
+
+/// How far before "without" a negation still makes the two one double negation, in words.
+const DOUBLE_SCOPE: usize = 6;
+
+/// Where `words` (folded, split at spaces) say that something cannot be done without what
+/// follows: a negation ("can't", "never", "no") and then "without" in the same clause, at most
+/// [`DOUBLE_SCOPE`] words apart ("Can't do a road trip without a sausage roll from Greggs",
+/// "I never drive without Waze on"). Two negations make one need: what follows "without" is
+/// wanted, not turned down. Each pair is (the negation's index, the index of "without").
+fn needs_without(words: &[&str]) -> Vec<(usize, usize)> {
+    let negation = |w: &str| bare(w).contains("n't") || DOUBLE_NEGATIONS.contains(&bare(w));
+    let ends_clause = |w: &str| w.ends_with([',', '.', ';', ':', '!', '?']);
+    let mut pairs = Vec::new();
+    for (at, _) in words
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| bare(w) == "without")
+    {
+        let mut k = at;
+        while k > 0 && at - k < DOUBLE_SCOPE {
+            k -= 1;
+            let w = words[k];
+            if ends_clause(w) || super::CLAUSE_BREAKS.contains(&bare(w)) {
+                break;
+            }
+            if negation(w) {
+                pairs.push((k, at));
+                break;
+            }
+        }
+    }
+    pairs
+}
+
+/// `lower` (folded) with every phrase of [`PRAISE`] read as "love", and a need said by two
+/// negations ([`needs_without`]) as "love ... with": what the negation rule reads in place of
+/// the words as said.
 fn praised(lower: &str) -> String {
-    let words: Vec<&str> = lower.split(' ').collect();
+    let mut words: Vec<String> = lower.split(' ').map(str::to_string).collect();
+    let plain: Vec<&str> = lower.split(' ').collect();
+    for (negation, without) in needs_without(&plain) {
+        let marks =
+            |w: &str| w[w.trim_end_matches(|c: char| !c.is_alphanumeric()).len()..].to_string();
+        words[negation] = format!("love{}", marks(plain[negation]));
+        words[without] = format!("with{}", marks(plain[without]));
+    }
+    let joined = words.join(" ");
+    let words: Vec<&str> = joined.split(' ').collect();
     let mut out: Vec<String> = Vec::with_capacity(words.len());
     let mut i = 0;
     while i < words.len() {
@@ -235,9 +282,11 @@ fn untitled(sentence: &str) -> String {
         .join(" ")
 }
 
-/// Whether `sentence` praises something in a negation's words ([`PRAISE`]).
+/// Whether `sentence` praises something in a negation's words ([`PRAISE`], [`needs_without`]).
 pub fn praises(sentence: &str) -> bool {
-    super::says_any(&super::words(&super::folded(sentence)), PRAISE)
+    let lower = super::folded(sentence);
+    super::says_any(&super::words(&lower), PRAISE)
+        || !needs_without(&lower.split(' ').collect::<Vec<_>>()).is_empty()
 }
 
 #[cfg(test)]
@@ -262,6 +311,10 @@ mod tests {
             ),
             ("You can never go wrong with ABBA.", "ABBA"),
             ("I can't get enough of Radio 2.", "Radio 2"),
+            (
+                "Forty years and I still haven't had enough of Dolly Parton.",
+                "Dolly Parton",
+            ),
         ] {
             assert!(praises(s), "{s}");
             assert!(!turns_down(s, v), "{s}");
@@ -274,6 +327,35 @@ mod tests {
         ));
         assert!(turns_down("I can't stand Nickelback.", "Nickelback"));
         assert!(!praises("I can't stand Nickelback."));
+    }
+
+    #[test]
+    fn two_negations_say_a_need() {
+        for (s, v) in [
+            (
+                "Can't do a road trip without a sausage roll from Greggs, it's tradition.",
+                "Greggs",
+            ),
+            ("Can't drive without a bit of jazz.", "jazz"),
+            (
+                "I never go on a long drive without Fleetwood Mac on.",
+                "Fleetwood Mac",
+            ),
+            ("No school run without Radio 2 in our house.", "Radio 2"),
+        ] {
+            assert!(praises(s), "{s}");
+            assert!(!turns_down(s, v), "{s}");
+        }
+        // "Without" alone, or after a negation that ends its clause, still turns down.
+        assert!(turns_down(
+            "I'd rather go without the green fuel.",
+            "green fuel"
+        ));
+        assert!(turns_down(
+            "I'm not fussy, I'll do without the Wi-Fi.",
+            "Wi-Fi"
+        ));
+        assert!(!praises("I'm not fussy, I'll do without the Wi-Fi."));
     }
 
     #[test]
