@@ -45,6 +45,7 @@ pub use prototypes::{
     lines_in_schema, name_texts, parse_examples, prototype_texts, says_name, sentence_scores,
     Example, Heard, Prototype, DEFAULT_EXAMPLES,
 };
+pub use referents::value_reach;
 use referents::{as_pointed_to, referents};
 pub use spans::{proper_names, said_as_place, said_names, spans};
 pub use statements::{said_of_the_one_before, statements, user_turns, Statements};

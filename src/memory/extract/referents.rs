@@ -1,7 +1,8 @@
 //! What a remark that names nothing points back to: the earlier sentences a free-text value
 //! can come from ("Play some Fleetwood Mac. They're my all-time favourite band.").
 
-use super::spans::token_words;
+use super::spans::{token_words, FUNCTION_WORDS};
+use crate::memory::values;
 
 /// Words by which a sentence points back at something said before it ("They're my favourite
 /// band", "It's my station"), or at someone ("she's my favourite artist" after "And some
@@ -177,9 +178,64 @@ fn interjection(sentence: &str) -> bool {
     (1..=2).contains(&words.len()) && words.iter().all(|w| INTERJECTIONS.contains(&w.as_str()))
 }
 
+/// The clauses of `evidence` (folded, cut at marks and at the words that end a clause:
+/// [`values::idiom::clauses`]) that are about `value`: those that say it, point back at
+/// something ([`points_back`]: "Coldplay, I can't stand them") or say nothing of their own (all
+/// function words: "..., never had"), joined; None when that is every clause, or none says the
+/// value. A clause that names something else of its own is not about the value: "so don't go
+/// suggesting steakhouses" turns down no "vegetarian".
+pub fn value_reach(evidence: &str, value: &str) -> Option<String> {
+    let lower = evidence.to_lowercase().replace(['\u{2019}', '`'], "'");
+    let clauses = values::idiom::clauses(&lower);
+    let clauses: Vec<(String, bool)> = clauses
+        .iter()
+        .filter(|c| !c.is_empty())
+        .map(|c| (c.join(" "), c.iter().all(|w| FUNCTION_WORDS.contains(w))))
+        .collect();
+    let says = |c: &str| values::says_words(c, value);
+    let kept: Vec<&str> = clauses
+        .iter()
+        .filter(|(c, nothing)| says(c) || points_back(c) || *nothing)
+        .map(|(c, _)| c.as_str())
+        .collect();
+    (kept.iter().any(|c| says(c)) && kept.len() < clauses.len()).then(|| kept.join(", "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_value_s_reach_is_the_clauses_about_it() {
+        assert_eq!(
+            value_reach(
+                "Just so you know, I'm vegetarian, so don't go suggesting steakhouses.",
+                "Vegetarian"
+            )
+            .as_deref(),
+            Some("just, i'm vegetarian")
+        );
+        assert_eq!(
+            value_reach("Oasis, I can't stand them, honestly.", "Oasis").as_deref(),
+            Some("oasis, i can't stand them")
+        );
+        // One clause, or every clause about the value: the sentence is read whole.
+        assert_eq!(
+            value_reach("I've gone off Italian food lately.", "Italian"),
+            None
+        );
+        assert_eq!(
+            value_reach("Coldplay, I can't stand them.", "Coldplay"),
+            None
+        );
+        assert_eq!(
+            value_reach(
+                "Country music, I've no patience for it at all, never had.",
+                "Country"
+            ),
+            None
+        );
+    }
 
     fn said(x: &[&str]) -> Vec<String> {
         x.iter().map(|s| s.to_string()).collect()

@@ -13,7 +13,7 @@
 //! reveal a value as liked beside them (without those, the model read 9 % of them as
 //! refusals). Its threshold is strict: a liked value stored turned down is a false memory too.
 
-use super::super::extract::{proper_names, Extracted};
+use super::super::extract::{proper_names, value_reach, Extracted};
 use super::super::gate::Gate;
 use super::super::{values, MemoryError, Models};
 use crate::schema::ValueKind;
@@ -42,6 +42,8 @@ impl Models {
     /// user's words (said in the sentence, and no other known value or name said beside it, so
     /// that what the sentence turns down can only be it) of a category that likes (not an
     /// aversion, whose negation states it, nor a vehicle setting, nor a number or a switch).
+    /// In a sentence of several clauses, the value's reach ([`value_reach`]) must read as turning
+    /// it down too.
     pub(super) fn polarity_by_model(
         &self,
         item: &Extracted,
@@ -72,7 +74,19 @@ impl Models {
             return Ok(None);
         }
         let p = self.refusal_probability(model, (vec, tap), evidence)?;
-        Ok(model.passes(p).then(|| format!("{}{v}", values::NOT)))
+        if !model.passes(p) {
+            return Ok(None);
+        }
+        // What the other clauses turn down is theirs ("I'm vegetarian, so don't go suggesting
+        // steakhouses"): the value's own reach is read again on its own.
+        if let Some(reach) = value_reach(evidence, v) {
+            let mut again = self.embed_tapped(vec![reach.clone()], model.layer)?;
+            let (vec, tap) = again.pop().unwrap_or_default();
+            if !model.passes(model.probability(&vec, &tap, &reach)) {
+                return Ok(None);
+            }
+        }
+        Ok(Some(format!("{}{v}", values::NOT)))
     }
 
     /// The refusal model's probability for `sentence`, from extraction's embedder pass
