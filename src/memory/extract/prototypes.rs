@@ -1,6 +1,7 @@
 //! The texts that stand for each detail category, embedded once (`Models::prototypes`), and
 //! each sentence's similarity to every category: the best over the category's texts.
 
+use crate::memory::values::idiom;
 use crate::schema::{DetailId, Schema};
 
 /// Texts that stand for a detail category when sentences are compared with it. Each detail
@@ -56,22 +57,68 @@ pub struct Heard {
     chars: Vec<char>,
     /// The transcript has no capital letter: names are compared in lower case.
     lower: bool,
+    /// Where in `chars` a word starts that no name may start at: a word inside a title after
+    /// its first ("Queen" of "Dancing Queen") and whom a work is said to be by ("Queen" of
+    /// "Don't Stop Me Now by Queen"). Such a word is part of another name, or says who made
+    /// the work the sentence is about.
+    inside: Vec<usize>,
 }
 
 impl Heard {
-    /// The text's characters without apostrophes, in lower case if `lower`.
+    /// The text's characters without apostrophes or accents ("Beyonce" says "Beyoncé"), in
+    /// lower case if `lower`.
     fn fold(s: &str, lower: bool) -> Vec<char> {
         let keep = |c: &char| *c != '\'' && *c != '\u{2019}';
         match lower {
-            true => s.to_lowercase().chars().filter(keep).collect(),
-            false => s.chars().filter(keep).collect(),
+            true => s
+                .to_lowercase()
+                .chars()
+                .filter(keep)
+                .map(unaccented)
+                .collect(),
+            false => s.chars().filter(keep).map(unaccented).collect(),
         }
     }
 
     pub fn of(sentence: &str) -> Self {
         let lower = !sentence.chars().any(char::is_uppercase);
-        let chars = Self::fold(sentence, lower);
-        Heard { chars, lower }
+        let tokens: Vec<&str> = sentence.split(' ').collect();
+        let mut blocked = vec![false; tokens.len()];
+        for r in idiom::titles(sentence).into_iter().chain(quoted(&tokens)) {
+            blocked[r.start + 1..r.end]
+                .iter_mut()
+                .for_each(|b| *b = true);
+        }
+        let capital = |t: &str| {
+            let t = t.trim_start_matches(|c: char| !c.is_alphanumeric());
+            t.starts_with(char::is_uppercase) && t != "I"
+        };
+        for k in 2..tokens.len() {
+            let work = tokens[k - 2];
+            if tokens[k - 1] == "by"
+                && capital(work)
+                && !work.ends_with([',', '.', '!', '?', ';', ':'])
+            {
+                blocked[k] = true;
+            }
+        }
+        // The sentence folded word by word, with where each blocked word's letters start.
+        let (mut chars, mut inside) = (Vec::new(), Vec::new());
+        for (k, t) in tokens.iter().enumerate() {
+            if k > 0 {
+                chars.push(' ');
+            }
+            let word = Self::fold(t, lower);
+            if blocked[k] {
+                inside.push(chars.len() + word.iter().take_while(|c| !c.is_alphanumeric()).count());
+            }
+            chars.extend(word);
+        }
+        Heard {
+            chars,
+            lower,
+            inside,
+        }
     }
 
     /// Whether the sentence says `name` ([`says_name`]).
@@ -87,8 +134,42 @@ impl Heard {
             hay[i..end] == needle[..]
                 && (i == 0 || !hay[i - 1].is_alphanumeric())
                 && (ends(end) || hay[end] == 's' && ends(end + 1))
+                && !self.inside.contains(&i)
         })
     }
+}
+
+/// The runs of tokens said in quotes ("'Dancing Queen' is my song", "put on “Killer Queen”"),
+/// each from the token that opens the quote to the one that closes it, at most eight long.
+fn quoted(tokens: &[&str]) -> Vec<std::ops::Range<usize>> {
+    let opens = |t: &str| t.starts_with(['\'', '"', '\u{2018}', '\u{201C}']);
+    let closes = |t: &str| {
+        t.trim_end_matches([',', '.', '!', '?', ';', ':'])
+            .ends_with(['\'', '"', '\u{2019}', '\u{201D}'])
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        if opens(tokens[i]) {
+            if let Some(j) = (i..tokens.len().min(i + 8)).find(|&j| closes(tokens[j])) {
+                out.push(i..j + 1);
+                i = j + 1;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// A Latin letter without its accent ("é" -> "e", "Ö" -> "O"); any other character as it is.
+fn unaccented(c: char) -> char {
+    const FROM: &str = "àáâãäåçèéêëìíîïñòóôõöøùúûüýÿÀÁÂÃÄÅÇÈÉÊËÌÍÎÏÑÒÓÔÕÖØÙÚÛÜÝ";
+    const TO: &str = "aaaaaaceeeeiiiinoooooouuuuyyAAAAAACEEEEIIIINOOOOOOUUUUY";
+    FROM.chars()
+        .position(|a| a == c)
+        .and_then(|i| TO.chars().nth(i))
+        .unwrap_or(c)
 }
 
 /// The prototype text of one known value of a detail.
@@ -204,6 +285,22 @@ mod tests {
         // A transcript in lower case says it too; a capitalised one says it capitalised.
         assert!(says_name("i only ever fill up at shell", "Shell"));
         assert!(!says_name("I'll shell out for it.", "Shell"));
+        // A name inside a longer title, or whom a work is by, is not said for itself.
+        assert!(!says_name(
+            "'Dancing Queen' is my favourite song ever.",
+            "Queen"
+        ));
+        assert!(!says_name("Play Don't Stop Me Now by Queen.", "Queen"));
+        assert!(says_name("Queen's my favourite band.", "Queen"));
+        assert!(says_name("Put on something by Queen.", "Queen"));
+        // A longer name that opens with it still says it.
+        assert!(says_name(
+            "I do the weekly shop at the Tesco Express by work.",
+            "Tesco"
+        ));
+        // Accents as a transcript may drop them, either way.
+        assert!(says_name("Put some Beyonce on.", "Beyoncé"));
+        assert!(says_name("I love Björk.", "Bjork"));
         assert!(!says_name("The Tesco Express closed.", "Tesco Extra"));
         assert!(!says_name("Find a BPM counter.", "BP"));
         assert!(!says_name("Play Radio 22.", "Radio 2"));
