@@ -79,10 +79,11 @@ pub fn beside_commands(statement: &str) -> Option<String> {
         return None;
     }
     let clauses = split_clauses(statement);
-    if !clauses.first().is_some_and(|c| commands(c)) {
+    let (first, others) = clauses.split_first()?;
+    if !commands(first) {
         return None;
     }
-    let rest: Vec<&str> = clauses
+    let rest: Vec<&str> = others
         .iter()
         .filter(|c| !commands(c))
         .map(String::as_str)
