@@ -192,3 +192,27 @@ fn a_title_said_with_a_negation_s_words_is_stored_liked() {
         assert_eq!(stored(&m, text, "favorite_songs"), vec![title], "{text}");
     }
 }
+
+/// What another clause turns down is its own, and two negations make a need: the build before
+/// stored `not Vegetarian` and `not Jazz` (checked).
+#[test]
+fn a_refusal_in_another_clause_or_a_need_said_by_two_negations_turns_nothing_down() {
+    let dir = tempdir().unwrap();
+    let m = Memory::open(dir.path(), config()).unwrap();
+    assert_eq!(
+        stored(
+            &m,
+            "I'm vegetarian, so please stop suggesting burger joints.",
+            "dietary_preferences"
+        ),
+        vec!["Vegetarian"]
+    );
+    assert_eq!(
+        stored(
+            &m,
+            "I never drive to work without some jazz on.",
+            "favorite_genres"
+        ),
+        vec!["Jazz"]
+    );
+}
