@@ -90,16 +90,50 @@ impl Heard {
                 .for_each(|b| *b = true);
         }
         let capital = |t: &str| {
-            let t = t.trim_start_matches(|c: char| !c.is_alphanumeric());
-            t.starts_with(char::is_uppercase) && t != "I"
+            let t = t.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '\u{2019}');
+            let t = t
+                .trim_start_matches(['\'', '\u{2019}'])
+                .replace('\u{2019}', "'");
+            t.starts_with(char::is_uppercase)
+                && !matches!(t.as_str(), "I" | "I'm" | "I'd" | "I've" | "I'll")
         };
+        let marked = |t: &str| t.ends_with([',', '.', '!', '?', ';', ':']);
+        // A run of capitalised words is one name ("Put on Dancing Queen."): its words after
+        // the first are inside it. A run that opens a sentence opens with its first word's
+        // capital, not a name's ("Play Queen.", "Arctic Monkeys are ..."). Not in a text in
+        // capitals nearly throughout.
+        let caps = tokens.iter().filter(|t| capital(t)).count();
+        if tokens.len() < 4 || caps * 5 <= tokens.len() * 4 {
+            let mut k = 0;
+            while k < tokens.len() {
+                let opens = k == 0 || marked(tokens[k - 1]);
+                let mut end = k;
+                while end < tokens.len() && capital(tokens[end]) {
+                    end += 1;
+                    if marked(tokens[end - 1]) {
+                        break;
+                    }
+                }
+                let first = k + usize::from(opens);
+                if end > first + 1 {
+                    blocked[first + 1..end].iter_mut().for_each(|b| *b = true);
+                }
+                k = end.max(k + 1);
+            }
+        }
         for k in 2..tokens.len() {
             let work = tokens[k - 2];
-            if tokens[k - 1] == "by"
-                && capital(work)
-                && !work.ends_with([',', '.', '!', '?', ';', ':'])
-            {
+            if tokens[k - 1] == "by" && capital(work) && !marked(work) {
                 blocked[k] = true;
+                // The work's own words, though its run opens the sentence ("Playing Dancing
+                // Queen by ABBA."): a credited name's run of capitals after its first.
+                if capital(tokens[k]) {
+                    let mut from = k - 2;
+                    while from > 0 && capital(tokens[from - 1]) && !marked(tokens[from - 1]) {
+                        from -= 1;
+                    }
+                    blocked[from + 1..k - 1].iter_mut().for_each(|b| *b = true);
+                }
             }
         }
         // The sentence folded word by word, with where each blocked word's letters start.
@@ -291,6 +325,10 @@ mod tests {
             "Queen"
         ));
         assert!(!says_name("Play Don't Stop Me Now by Queen.", "Queen"));
+        assert!(!says_name("Playing Dancing Queen by ABBA.", "Queen"));
+        assert!(!says_name("Put on Dancing Queen.", "Queen"));
+        assert!(says_name("Play Queen.", "Queen"));
+        assert!(says_name("Stick on BBC Radio 2.", "BBC Radio 2"));
         assert!(says_name("Queen's my favourite band.", "Queen"));
         assert!(says_name("Put on something by Queen.", "Queen"));
         // A longer name that opens with it still says it.
