@@ -178,19 +178,34 @@ fn interjection(sentence: &str) -> bool {
     (1..=2).contains(&words.len()) && words.iter().all(|w| INTERJECTIONS.contains(&w.as_str()))
 }
 
+/// Words for something other than what was said, which name nothing of their own ("find me
+/// something different").
+const SOMETHING_ELSE: &[&str] = &[
+    "something",
+    "anything",
+    "else",
+    "different",
+    "other",
+    "another",
+    "instead",
+    "new",
+];
+
 /// The clauses of `evidence` (folded, cut at marks and at the words that end a clause:
 /// [`values::idiom::clauses`]) that are about `value`: those that say it, point back at
-/// something ([`points_back`]: "Coldplay, I can't stand them") or say nothing of their own (all
-/// function words: "..., never had"), joined; None when that is every clause, or none says the
+/// something ([`points_back`]: "Coldplay, I can't stand them") or say nothing of their own
+/// (function words and [`SOMETHING_ELSE`]: "..., never had", "find me something different"),
+/// joined; None when that is every clause, or none says the
 /// value. A clause that names something else of its own is not about the value: "so don't go
 /// suggesting steakhouses" turns down no "vegetarian".
 pub fn value_reach(evidence: &str, value: &str) -> Option<String> {
+    let own = |w: &&str| FUNCTION_WORDS.contains(w) || SOMETHING_ELSE.contains(w);
     let lower = evidence.to_lowercase().replace(['\u{2019}', '`'], "'");
     let clauses = values::idiom::clauses(&lower);
     let clauses: Vec<(String, bool)> = clauses
         .iter()
         .filter(|c| !c.is_empty())
-        .map(|c| (c.join(" "), c.iter().all(|w| FUNCTION_WORDS.contains(w))))
+        .map(|c| (c.join(" "), c.iter().all(own)))
         .collect();
     let says = |c: &str| values::says_words(c, value);
     let kept: Vec<&str> = clauses
@@ -220,6 +235,13 @@ mod tests {
             Some("oasis, i can't stand them")
         );
         // One clause, or every clause about the value: the sentence is read whole.
+        assert_eq!(
+            value_reach(
+                "I've gone off Italian food lately, find me something different.",
+                "Italian"
+            ),
+            None
+        );
         assert_eq!(
             value_reach("I've gone off Italian food lately.", "Italian"),
             None
