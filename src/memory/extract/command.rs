@@ -3,7 +3,7 @@
 //! ("my liked songs"); "Put on some jazz, it's what I listen to most of the time." says why,
 //! and the why is what is lasting or not.
 
-use super::mood::ASKING_FOR;
+use super::mood::asking_for;
 use super::spans::words;
 use super::statements::said_of_the_one_before;
 use crate::conversation::split_clauses;
@@ -40,7 +40,7 @@ const BEYOND_NOW: &[&str] = &[
 ];
 
 /// Whether a clause is a request to the car to do something now: after [`BEFORE`] words, and
-/// a request in a question's form ("can you", "could we", [`ASKING_FOR`]; "can we have ..."),
+/// a request in a question's form ("can you", "could we", [`asking_for`]; "can we have ..."),
 /// it opens with one of [`COMMANDS`], and no word of it says it holds beyond now
 /// ([`BEYOND_NOW`], "from now on"). "Play Don't Stop Me Now by Queen", "Um, can you dim the
 /// screen?", "Take me home but stop at the Sainsbury's on the way"; not "I always play jazz",
@@ -55,10 +55,7 @@ pub fn commands(clause: &str) -> bool {
     while w.get(i).is_some_and(|x| BEFORE.contains(&x.as_str())) {
         i += 1;
     }
-    let asked = ASKING_FOR
-        .iter()
-        .find(|p| w.get(i..i + p.len()).is_some_and(|x| x == **p))
-        .map_or(0, |p| p.len());
+    let asked = asking_for(&w[i..]);
     match w.get(i + asked).map(String::as_str) {
         Some("have") => asked > 0,
         Some(v) => COMMANDS.contains(&v),

@@ -48,7 +48,7 @@ pub fn supposes(sentence: &str) -> bool {
 
 /// Openings by which a question asks for something to be done ("Could you set the seat massage
 /// to level 2?"), not for an answer.
-pub(super) const ASKING_FOR: &[&[&str]] = &[
+const ASKING_FOR: &[&[&str]] = &[
     &["can", "you"],
     &["could", "you"],
     &["would", "you"],
@@ -95,15 +95,23 @@ pub fn requests(sentence: &str) -> bool {
     opens_request(&words[i.min(words.len())..])
 }
 
-/// Whether words open a request ([`ASKING_FOR`]) whose next word is no verb of answering
+/// How many words the request in a question's form that `words` open with takes
+/// ([`ASKING_FOR`], the first listed that matches: "can you"), 0 when they open with none.
+pub(super) fn asking_for(words: &[String]) -> usize {
+    ASKING_FOR
+        .iter()
+        .find(|p| words.get(..p.len()).is_some_and(|w| w == **p))
+        .map_or(0, |p| p.len())
+}
+
+/// Whether words open a request ([`asking_for`]) whose next word is no verb of answering
 /// ([`ANSWERING`]).
 fn opens_request(words: &[String]) -> bool {
-    ASKING_FOR.iter().any(|p| {
-        words.get(..p.len()).is_some_and(|w| w == *p)
-            && words
-                .get(p.len())
-                .is_some_and(|next| !ANSWERING.contains(&next.as_str()))
-    })
+    let n = asking_for(words);
+    n > 0
+        && words
+            .get(n)
+            .is_some_and(|next| !ANSWERING.contains(&next.as_str()))
 }
 
 /// Auxiliaries and modals, which open a question when put before its subject ("Is there ...",
@@ -197,12 +205,7 @@ pub fn reminds(sentence: &str) -> bool {
         .iter()
         .take_while(|w| OPENERS.contains(&w.as_str()))
         .count();
-    if let Some(p) = ASKING_FOR
-        .iter()
-        .find(|p| words.get(i..i + p.len()).is_some_and(|w| w == **p))
-    {
-        i += p.len();
-    }
+    i += asking_for(&words[i..]);
     let at = |k: usize| words.get(i + k).map_or("", String::as_str);
     let me = |w: &str| matches!(w, "me" | "us");
     // Not "make a note": "Make a note that I'm vegetarian" asks the car to remember.
