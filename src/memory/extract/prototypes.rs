@@ -57,10 +57,9 @@ pub struct Heard {
     chars: Vec<char>,
     /// The transcript has no capital letter: names are compared in lower case.
     lower: bool,
-    /// Where in `chars` a word starts that no name may start at: a word inside a title after
-    /// its first ("Queen" of "Dancing Queen") and whom a work is said to be by ("Queen" of
-    /// "Don't Stop Me Now by Queen"). Such a word is part of another name, or says who made
-    /// the work the sentence is about.
+    /// Where in `chars` a word starts that no name may start at ([`inside_names`]: "Queen"
+    /// of "Dancing Queen", of "Don't Stop Me Now by Queen"). Such a word is part of another
+    /// name, or says who made the work the sentence is about.
     inside: Vec<usize>,
 }
 
@@ -83,59 +82,7 @@ impl Heard {
     pub fn of(sentence: &str) -> Self {
         let lower = !sentence.chars().any(char::is_uppercase);
         let tokens: Vec<&str> = sentence.split(' ').collect();
-        let mut blocked = vec![false; tokens.len()];
-        for r in idiom::titles(sentence).into_iter().chain(quoted(&tokens)) {
-            blocked[r.start + 1..r.end]
-                .iter_mut()
-                .for_each(|b| *b = true);
-        }
-        let capital = |t: &str| {
-            let t = t.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '\u{2019}');
-            let t = t
-                .trim_start_matches(['\'', '\u{2019}'])
-                .replace('\u{2019}', "'");
-            t.starts_with(char::is_uppercase)
-                && !matches!(t.as_str(), "I" | "I'm" | "I'd" | "I've" | "I'll")
-        };
-        let marked = |t: &str| t.ends_with([',', '.', '!', '?', ';', ':']);
-        // A run of capitalised words is one name ("Put on Dancing Queen."): its words after
-        // the first are inside it. A run that opens a sentence opens with its first word's
-        // capital, not a name's ("Play Queen.", "Arctic Monkeys are ..."). Not in a text in
-        // capitals nearly throughout.
-        let caps = tokens.iter().filter(|t| capital(t)).count();
-        if tokens.len() < 4 || caps * 5 <= tokens.len() * 4 {
-            let mut k = 0;
-            while k < tokens.len() {
-                let opens = k == 0 || marked(tokens[k - 1]);
-                let mut end = k;
-                while end < tokens.len() && capital(tokens[end]) {
-                    end += 1;
-                    if marked(tokens[end - 1]) {
-                        break;
-                    }
-                }
-                let first = k + usize::from(opens);
-                if end > first + 1 {
-                    blocked[first + 1..end].iter_mut().for_each(|b| *b = true);
-                }
-                k = end.max(k + 1);
-            }
-        }
-        for k in 2..tokens.len() {
-            let work = tokens[k - 2];
-            if tokens[k - 1] == "by" && capital(work) && !marked(work) {
-                blocked[k] = true;
-                // The work's own words, though its run opens the sentence ("Playing Dancing
-                // Queen by ABBA."): a credited name's run of capitals after its first.
-                if capital(tokens[k]) {
-                    let mut from = k - 2;
-                    while from > 0 && capital(tokens[from - 1]) && !marked(tokens[from - 1]) {
-                        from -= 1;
-                    }
-                    blocked[from + 1..k - 1].iter_mut().for_each(|b| *b = true);
-                }
-            }
-        }
+        let blocked = inside_names(sentence, &tokens);
         // The sentence folded word by word, with where each blocked word's letters start.
         let (mut chars, mut inside) = (Vec::new(), Vec::new());
         for (k, t) in tokens.iter().enumerate() {
@@ -171,6 +118,69 @@ impl Heard {
                 && !self.inside.contains(&i)
         })
     }
+}
+
+/// Which of `sentence`'s space-separated `tokens` no name may start at: a word inside a
+/// title after its first ([`idiom::titles`], or a quoted run), inside a run of capitalised
+/// words after its first (after its second where the run opens a sentence, whose first word
+/// is capitalised as the sentence's: "Play Queen."), and whom a work is said to be by
+/// ("Don't Stop Me Now by Queen"), with the work's own run of capitals ("Playing Dancing
+/// Queen by ABBA.").
+fn inside_names(sentence: &str, tokens: &[&str]) -> Vec<bool> {
+    let mut blocked = vec![false; tokens.len()];
+    for r in idiom::titles(sentence).into_iter().chain(quoted(tokens)) {
+        blocked[r.start + 1..r.end]
+            .iter_mut()
+            .for_each(|b| *b = true);
+    }
+    let capital = |t: &str| {
+        let t = t.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '\u{2019}');
+        let t = t
+            .trim_start_matches(['\'', '\u{2019}'])
+            .replace('\u{2019}', "'");
+        t.starts_with(char::is_uppercase)
+            && !matches!(t.as_str(), "I" | "I'm" | "I'd" | "I've" | "I'll")
+    };
+    let marked = |t: &str| t.ends_with([',', '.', '!', '?', ';', ':']);
+    // A run of capitalised words is one name ("Put on Dancing Queen."): its words after
+    // the first are inside it. A run that opens a sentence opens with its first word's
+    // capital, not a name's ("Play Queen.", "Arctic Monkeys are ..."). Not in a text in
+    // capitals nearly throughout.
+    let caps = tokens.iter().filter(|t| capital(t)).count();
+    if tokens.len() < 4 || caps * 5 <= tokens.len() * 4 {
+        let mut k = 0;
+        while k < tokens.len() {
+            let opens = k == 0 || marked(tokens[k - 1]);
+            let mut end = k;
+            while end < tokens.len() && capital(tokens[end]) {
+                end += 1;
+                if marked(tokens[end - 1]) {
+                    break;
+                }
+            }
+            let first = k + usize::from(opens);
+            if end > first + 1 {
+                blocked[first + 1..end].iter_mut().for_each(|b| *b = true);
+            }
+            k = end.max(k + 1);
+        }
+    }
+    for k in 2..tokens.len() {
+        let work = tokens[k - 2];
+        if tokens[k - 1] == "by" && capital(work) && !marked(work) {
+            blocked[k] = true;
+            // The work's own words, though its run opens the sentence ("Playing Dancing
+            // Queen by ABBA."): a credited name's run of capitals after its first.
+            if capital(tokens[k]) {
+                let mut from = k - 2;
+                while from > 0 && capital(tokens[from - 1]) && !marked(tokens[from - 1]) {
+                    from -= 1;
+                }
+                blocked[from + 1..k - 1].iter_mut().for_each(|b| *b = true);
+            }
+        }
+    }
+    blocked
 }
 
 /// The runs of tokens said in quotes ("'Dancing Queen' is my song", "put on “Killer Queen”"),
