@@ -31,7 +31,6 @@ pub(super) fn as_read(sentence: &str) -> String {
     praised(&super::folded(&untitled(sentence)))
 }
 
-/// A word without the marks around it (its apostrophes kept: "can't", "Believin'").
 /// The clauses of a folded text (lower case, [`super::folded`]), each as its words: cut at
 /// marks, then at the words that end a clause ([`super::CLAUSE_BREAKS`]: "I don't mind
 /// waiting, but the cheapest one" has three). Where a negation reaches
@@ -49,6 +48,7 @@ pub fn clauses(lower: &str) -> Vec<Vec<&str>> {
         .collect()
 }
 
+/// A word without the marks around it (its apostrophes kept: "can't", "Believin'").
 fn bare(w: &str) -> &str {
     w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '\''))
 }
@@ -93,16 +93,15 @@ fn needs_without(words: &[&str]) -> Vec<(usize, usize)> {
 /// negations ([`needs_without`]) as "love ... with": what the negation rule reads in place of
 /// the words as said.
 fn praised(lower: &str) -> String {
-    let mut words: Vec<String> = lower.split(' ').map(str::to_string).collect();
     let plain: Vec<&str> = lower.split(' ').collect();
+    // The marks a word ends with, which a word read in its place keeps.
+    let marks = |w: &str| w[w.trim_end_matches(|c: char| !c.is_alphanumeric()).len()..].to_string();
+    let mut needs: Vec<String> = plain.iter().map(|w| w.to_string()).collect();
     for (negation, without) in needs_without(&plain) {
-        let marks =
-            |w: &str| w[w.trim_end_matches(|c: char| !c.is_alphanumeric()).len()..].to_string();
-        words[negation] = format!("love{}", marks(plain[negation]));
-        words[without] = format!("with{}", marks(plain[without]));
+        needs[negation] = format!("love{}", marks(plain[negation]));
+        needs[without] = format!("with{}", marks(plain[without]));
     }
-    let joined = words.join(" ");
-    let words: Vec<&str> = joined.split(' ').collect();
+    let words: Vec<&str> = needs.iter().map(String::as_str).collect();
     let mut out: Vec<String> = Vec::with_capacity(words.len());
     let mut i = 0;
     while i < words.len() {
@@ -117,9 +116,7 @@ fn praised(lower: &str) -> String {
         match hit {
             Some(n) => {
                 // The last word's marks stay ("can't beat it," keeps its comma).
-                let last = words[i + n - 1];
-                let kept = last.trim_end_matches(|c: char| !c.is_alphanumeric()).len();
-                out.push(format!("love{}", &last[kept..]));
+                out.push(format!("love{}", marks(words[i + n - 1])));
                 i += n;
             }
             None => {
