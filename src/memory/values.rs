@@ -78,7 +78,7 @@ pub fn negates(sentence: &str) -> bool {
 }
 
 /// Lower case, with typographic apostrophes made plain.
-fn folded(text: &str) -> String {
+pub fn folded(text: &str) -> String {
     text.to_lowercase().replace(['’', '`'], "'")
 }
 

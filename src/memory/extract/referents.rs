@@ -200,7 +200,7 @@ const SOMETHING_ELSE: &[&str] = &[
 /// suggesting steakhouses" turns down no "vegetarian".
 pub fn value_reach(evidence: &str, value: &str) -> Option<String> {
     let own = |w: &&str| FUNCTION_WORDS.contains(w) || SOMETHING_ELSE.contains(w);
-    let lower = evidence.to_lowercase().replace(['\u{2019}', '`'], "'");
+    let lower = values::folded(evidence);
     let clauses = values::idiom::clauses(&lower);
     let clauses: Vec<(String, bool)> = clauses
         .iter()

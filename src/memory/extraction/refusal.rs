@@ -80,9 +80,7 @@ impl Models {
         // What the other clauses turn down is theirs ("I'm vegetarian, so don't go suggesting
         // steakhouses"): the value's own reach is read again on its own.
         if let Some(reach) = value_reach(evidence, v) {
-            let mut again = self.embed_tapped(vec![reach.clone()], model.layer)?;
-            let (vec, tap) = again.pop().unwrap_or_default();
-            if !model.passes(model.probability(&vec, &tap, &reach)) {
+            if !model.passes(self.refusal_probability_again(model, &reach)?) {
                 return Ok(None);
             }
         }
@@ -101,8 +99,13 @@ impl Models {
         if model.layer == self.gate.layer {
             return Ok(model.probability(vec, tap, sentence));
         }
-        let mut again = self.embed_tapped(vec![sentence.to_string()], model.layer)?;
+        self.refusal_probability_again(model, sentence)
+    }
+
+    /// The refusal model's probability for `text`, embedded again for it.
+    fn refusal_probability_again(&self, model: &Gate, text: &str) -> Result<f32, MemoryError> {
+        let mut again = self.embed_tapped(vec![text.to_string()], model.layer)?;
         let (vec, tap) = again.pop().unwrap_or_default();
-        Ok(model.probability(&vec, &tap, sentence))
+        Ok(model.probability(&vec, &tap, text))
     }
 }
