@@ -133,13 +133,10 @@ fn inside_names(sentence: &str, tokens: &[&str]) -> Vec<bool> {
             .iter_mut()
             .for_each(|b| *b = true);
     }
+    // A quote's apostrophe before it aside ("'Dancing Queen'").
     let capital = |t: &str| {
-        let t = t.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '\u{2019}');
-        let t = t
-            .trim_start_matches(['\'', '\u{2019}'])
-            .replace('\u{2019}', "'");
-        t.starts_with(char::is_uppercase)
-            && !matches!(t.as_str(), "I" | "I'm" | "I'd" | "I've" | "I'll")
+        let t = t.replace('\u{2019}', "'");
+        idiom::capitalised(idiom::bare(&t).trim_start_matches('\''))
     };
     let marked = |t: &str| t.ends_with([',', '.', '!', '?', ';', ':']);
     // A run of capitalised words is one name ("Put on Dancing Queen."): its words after

@@ -49,7 +49,7 @@ pub fn clauses(lower: &str) -> Vec<Vec<&str>> {
 }
 
 /// A word without the marks around it (its apostrophes kept: "can't", "Believin'").
-fn bare(w: &str) -> &str {
+pub fn bare(w: &str) -> &str {
     w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '\''))
 }
 
@@ -157,6 +157,12 @@ pub fn opens_title(word: &str) -> bool {
     word.contains("n't") || matches!(word, "no" | "never" | "nothing")
 }
 
+/// Whether a word (without its marks, [`bare`]) is capitalised as a name is: "I" and its
+/// contractions are no capital of their own.
+pub fn capitalised(word: &str) -> bool {
+    word.starts_with(char::is_uppercase) && !matches!(word, "I" | "I'm" | "I'd" | "I've" | "I'll")
+}
+
 /// The titles of `sentence` (as said), as ranges of its space-separated tokens: runs of two or
 /// more capitalised words, joiners between two of them ("Don't Look Back in Anger", "No Woman
 /// No Cry", "Here Comes the Sun"), each ending at a mark, that do not open the sentence, or
@@ -166,10 +172,7 @@ pub fn opens_title(word: &str) -> bool {
 /// throughout (four words in five) or in lower case throughout, as a recogniser writes it,
 /// holds none. "I" is no capital of its own.
 pub fn titles(sentence: &str) -> Vec<std::ops::Range<usize>> {
-    let capital = |t: &str| {
-        let b = bare(t);
-        b.starts_with(char::is_uppercase) && !matches!(b, "I" | "I'm" | "I'd" | "I've" | "I'll")
-    };
+    let capital = |t: &str| capitalised(bare(t));
     let tokens: Vec<&str> = sentence.split(' ').collect();
     let caps = tokens.iter().filter(|t| capital(t)).count();
     if caps < 2 || (tokens.len() >= 4 && caps * 5 > tokens.len() * 4) {
