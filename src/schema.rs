@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 mod raw;
 mod set;
-use raw::{call_of, place, real_names, typed, valid_key, value_aliases, RawSchema};
+use raw::{call_of, place, real_names, said_as, typed, valid_key, value_aliases, RawSchema};
 pub use set::DetailSet;
 
 /// The schema shipped in the binary (`config/categories.toml`).
@@ -114,6 +114,11 @@ pub struct Detail {
     /// sentence by, like a known value, and never a value offered for a sentence that does not
     /// say it (the value stays the user's words).
     pub names: Vec<String>,
+    /// How drivers state such a preference ("I only ever fill up at Shell", "Traffic jams
+    /// don't bother me"), written by the schema's author, not taken from any conversation:
+    /// each is one more text the embedder places a sentence by, as a labelled example
+    /// sentence would be. Never a value, and never a name the sentence must say.
+    pub says: Vec<String>,
     /// A name-valued setting whose value is a place the person goes to (a destination): only
     /// a name or thing said as where one goes is its value ("drive *to* the airport", "a
     /// meeting *at* the Main Campus Library"; not "I'll call City Hospital").
@@ -287,6 +292,7 @@ impl Schema {
                     let value_aliases = value_aliases(&rd, &attributes)?;
                     let place = place(&rd)?;
                     let real = real_names(&rd)?;
+                    let says = said_as(&rd)?;
                     let call = call_of(&rd)?;
                     sub.details.push(id);
                     schema.details.push(Detail {
@@ -304,6 +310,7 @@ impl Schema {
                         aliases: rd.aliases,
                         value_aliases,
                         names: real,
+                        says,
                         place,
                     });
                 }

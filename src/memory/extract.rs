@@ -42,8 +42,8 @@ pub use names::{
 pub use occasion::{beside_the_occasion, tells_an_occasion};
 pub use prompt::{prompt, prompt_prefix};
 pub use prototypes::{
-    lines_in_schema, name_texts, parse_examples, prototype_texts, says_name, sentence_scores,
-    Example, Heard, Prototype, DEFAULT_EXAMPLES,
+    lines_in_schema, name_texts, parse_examples, placed_in_their_own, prototype_texts, says_name,
+    sentence_scores, statement_texts, Example, Heard, Prototype, DEFAULT_EXAMPLES,
 };
 pub use referents::value_reach;
 use referents::{as_pointed_to, referents};

@@ -317,6 +317,7 @@ impl Models {
                 vector: Vec::new(),
                 source,
                 said,
+                statement: false,
             });
         };
         for (d, t) in extract::prototype_texts(&self.schema) {
@@ -331,8 +332,34 @@ impl Models {
                 add(d, e.sentence, e.source, None);
             }
         }
-        for (p, vector) in protos.iter_mut().zip(self.embed_fixed(texts)?) {
+        // The schema's example statements, embedded with the rest, join only where the other
+        // texts place them in their own detail (`extract::placed_in_their_own`).
+        let statements = extract::statement_texts(&self.schema);
+        let first = texts.len();
+        texts.extend(statements.iter().map(|(_, t)| t.clone()));
+        let mut vectors = self.embed_fixed(texts)?;
+        let said: Vec<Vec<f32>> = vectors.split_off(first);
+        for (p, vector) in protos.iter_mut().zip(vectors) {
             p.vector = vector;
+        }
+        let (details, words): (Vec<_>, Vec<_>) = statements.into_iter().unzip();
+        let rows = extract::sentence_scores(&self.schema, &protos, &said, &words, None);
+        let placed = extract::placed_in_their_own(&details, &rows);
+        tracing::debug!(
+            "example statements: {} of {} placed in their own detail",
+            placed.iter().filter(|&&k| k).count(),
+            placed.len()
+        );
+        for ((detail, vector), kept) in details.iter().zip(said).zip(placed) {
+            if kept {
+                protos.push(Prototype {
+                    detail: *detail,
+                    vector,
+                    source: None,
+                    said: None,
+                    statement: true,
+                });
+            }
         }
         Ok(self.prototypes.get_or_init(|| Arc::new(protos)).clone())
     }

@@ -58,6 +58,9 @@ pub(super) struct RawDetail {
     /// Real names drivers give a free-text value (brands, networks, stations).
     #[serde(default)]
     pub(super) names: Vec<String>,
+    /// How drivers state such a preference, written by the schema's author.
+    #[serde(default)]
+    pub(super) says: Vec<String>,
     /// Whether the value is a place the person goes to (a destination).
     #[serde(default)]
     pub(super) place: bool,
@@ -152,7 +155,13 @@ pub(super) fn real_names(rd: &RawDetail) -> Result<Vec<String>, SchemaError> {
     trimmed_once(&rd.names, &mut Default::default(), "name", "").or_else(invalid)
 }
 
-/// Phrases a schema gives (aliases, names), trimmed, checked: none empty, none given twice
+/// A detail's example statements ([`RawDetail::says`]), checked: each non-empty and given once.
+pub(super) fn said_as(rd: &RawDetail) -> Result<Vec<String>, SchemaError> {
+    trimmed_once(&rd.says, &mut Default::default(), "example statement", "")
+        .or_else(|m| Err(SchemaError::Invalid(format!("detail {:?} {m}", rd.name))))
+}
+
+/// Phrases a schema gives (aliases, names, example statements), trimmed, checked: none empty, none given twice
 /// (case aside) among those already `seen`. The error says which, as "has an empty {kind}{of}"
 /// or "gives the {kind} "..." twice".
 fn trimmed_once(

@@ -3,6 +3,12 @@
 use super::*;
 
 #[test]
+fn every_embedded_detail_says_how_drivers_state_it() {
+    let s = Schema::embedded();
+    assert!(s.details().iter().all(|d| d.says.len() == 8), "eight each");
+}
+
+#[test]
 fn embedded_schema_matches_carmem() {
     let s = Schema::embedded();
     assert_eq!(s.mains().len(), 4);
@@ -128,6 +134,17 @@ fn typed_details_are_checked() {
     assert!(e(&format!("{head}names = [\"\"]\n")).contains("empty name"));
     let named = Schema::from_toml(&one_detail(&format!("{head}names = [\" Lidl \"]\n"))).unwrap();
     assert_eq!(named.details()[0].names, ["Lidl"]);
+    // Example statements: each non-empty, each given once, trimmed.
+    assert!(e(&format!(
+        "{head}says = [\"I always fill up at Shell.\", \"i always fill up at shell.\"]\n"
+    ))
+    .contains("twice"));
+    assert!(e(&format!("{head}says = [\" \"]\n")).contains("empty example statement"));
+    let says = Schema::from_toml(&one_detail(&format!(
+        "{head}says = [\" Shell, always. \"]\n"
+    )))
+    .unwrap();
+    assert_eq!(says.details()[0].says, ["Shell, always."]);
     // Only a setting whose value is a name of the user's is a place.
     assert!(e(&format!("{choice}place = true\n")).contains("place = true"));
     let ok = Schema::from_toml(&one_detail(&format!(

@@ -7,6 +7,7 @@ mod client;
 mod common;
 mod conditions;
 mod dispatch;
+mod drivers_words;
 #[cfg(feature = "harness")]
 mod eval;
 mod extraction;

@@ -6,9 +6,10 @@ use crate::schema::{DetailId, Schema};
 
 /// Texts that stand for a detail category when sentences are compared with it. Each detail
 /// has several: its place in the hierarchy with its description, one per known value (not the
-/// example values of a vehicle setting's free text), and each other name people call it by
+/// example values of a vehicle setting's free text), each other name people call it by
 /// (its `aliases`). The real names of its values stand for it too, for a sentence that says
-/// them ([`name_texts`]).
+/// them ([`name_texts`]), and so do the ways drivers state such a preference that these
+/// texts place in it ([`statement_texts`], [`placed_in_their_own`]).
 pub fn prototype_texts(schema: &Schema) -> Vec<(DetailId, String)> {
     let mut out = Vec::new();
     for d in schema.details() {
@@ -25,6 +26,40 @@ pub fn prototype_texts(schema: &Schema) -> Vec<(DetailId, String)> {
         out.extend(d.aliases.iter().map(|p| (d.id, p.clone())));
     }
     out
+}
+
+/// The ways the schema says drivers state a preference of each detail (its `says`: "Traffic
+/// jams don't bother me, I just put a podcast on"), each standing alone, as a labelled example
+/// sentence does. Written in drivers' words, they place a sentence said in words no
+/// description or catalogue value uses; only those [`placed_in_their_own`] count.
+pub fn statement_texts(schema: &Schema) -> Vec<(DetailId, String)> {
+    schema
+        .details()
+        .iter()
+        .flat_map(|d| d.says.iter().map(move |t| (d.id, t.clone())))
+        .collect()
+}
+
+/// Which example statements (each with its detail and its row of similarities to the
+/// schema's other texts, as [`sentence_scores`] gives it) the schema's other texts place in
+/// their own detail: a statement they place in another reads as that one's, and as a
+/// prototype it would draw that other's sentences away from it (a statement of not minding
+/// traffic "if it's the fastest way" beside the fastest-route detail). Data-free: it asks only
+/// the schema.
+pub fn placed_in_their_own(details: &[DetailId], rows: &[Vec<f32>]) -> Vec<bool> {
+    details
+        .iter()
+        .zip(rows)
+        .map(|(d, row)| {
+            let best = row
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.is_finite())
+                .max_by(|a, b| a.1.total_cmp(b.1))
+                .map(|(i, _)| i);
+            best == Some(d.index())
+        })
+        .collect()
 }
 
 /// The texts of the real names drivers give a detail's values (its `names`: "Tesco" for the
@@ -227,6 +262,9 @@ pub struct Prototype {
     pub source: Option<String>,
     /// A real name the sentence must say for this text to count ([`name_texts`]).
     pub said: Option<String>,
+    /// One of the schema's example statements ([`statement_texts`]): these count for their
+    /// detail by the mean of the two a sentence is nearest ([`sentence_scores`]).
+    pub statement: bool,
 }
 
 /// One labelled example sentence (a line of `config/examples.jsonl`).
@@ -274,7 +312,8 @@ pub fn lines_in_schema(schema: &Schema, text: &str) -> String {
 
 /// Per sentence (its vector and its text), the similarity to every detail: `sims[s][d]` (max
 /// over the detail's prototypes, leaving out examples from `exclude` and the real names the
-/// sentence does not say).
+/// sentence does not say; its example statements count as one, the mean of the two nearest,
+/// so that a sentence close to one statement of a sibling is not drawn to it by that alone).
 pub fn sentence_scores(
     schema: &Schema,
     prototypes: &[Prototype],
@@ -287,12 +326,16 @@ pub fn sentence_scores(
         .zip(texts)
         .map(|(s, text)| {
             let heard = Heard::of(text);
-            let mut row = vec![f32::NEG_INFINITY; schema.details().len()];
+            let n = schema.details().len();
+            let mut row = vec![f32::NEG_INFINITY; n];
+            // The two nearest example statements of each detail.
+            let mut near = vec![[f32::NEG_INFINITY; 2]; n];
             for Prototype {
                 detail: d,
                 vector: p,
                 source,
                 said,
+                statement,
             } in prototypes
             {
                 if exclude.is_some() && source.as_deref() == exclude {
@@ -302,10 +345,23 @@ pub fn sentence_scores(
                     continue;
                 }
                 let c = crate::embed::cosine(s, p);
+                if *statement {
+                    let two = &mut near[d.index()];
+                    if c > two[0] {
+                        *two = [c, two[0]];
+                    } else if c > two[1] {
+                        two[1] = c;
+                    }
+                    continue;
+                }
                 let slot = &mut row[d.index()];
                 if c > *slot {
                     *slot = c;
                 }
+            }
+            for (slot, [a, b]) in row.iter_mut().zip(near) {
+                let by_statements = if b.is_finite() { (a + b) / 2.0 } else { a };
+                *slot = slot.max(by_statements);
             }
             row
         })
@@ -314,7 +370,28 @@ pub fn sentence_scores(
 
 #[cfg(test)]
 mod tests {
-    use super::{name_texts, prototype_texts, says_name};
+    use super::{name_texts, placed_in_their_own, prototype_texts, says_name, statement_texts};
+
+    #[test]
+    fn an_example_statement_counts_only_where_the_other_texts_place_it_in_its_own_detail() {
+        let s = crate::schema::Schema::embedded();
+        let d = |i: usize| s.details()[i].id;
+        let rows = vec![
+            vec![0.6, 0.4, f32::NEG_INFINITY],
+            vec![0.6, 0.4, 0.1],
+            vec![f32::NEG_INFINITY; 3],
+        ];
+        assert_eq!(
+            placed_in_their_own(&[d(0), d(1), d(2)], &rows),
+            [true, false, false]
+        );
+        // The statements are their own texts, not the schema's other prototypes.
+        let said = statement_texts(&s);
+        assert_eq!(said.len(), 8 * s.details().len());
+        assert!(prototype_texts(&s)
+            .iter()
+            .all(|(_, t)| !said.iter().any(|(_, x)| x == t)));
+    }
     use crate::schema::Schema;
 
     #[test]
