@@ -158,7 +158,7 @@ pub(super) fn real_names(rd: &RawDetail) -> Result<Vec<String>, SchemaError> {
 /// A detail's example statements ([`RawDetail::says`]), checked: each non-empty and given once.
 pub(super) fn said_as(rd: &RawDetail) -> Result<Vec<String>, SchemaError> {
     trimmed_once(&rd.says, &mut Default::default(), "example statement", "")
-        .or_else(|m| Err(SchemaError::Invalid(format!("detail {:?} {m}", rd.name))))
+        .map_err(|m| SchemaError::Invalid(format!("detail {:?} {m}", rd.name)))
 }
 
 /// Phrases a schema gives (aliases, names, example statements), trimmed, checked: none empty, none given twice
