@@ -334,7 +334,10 @@ impl Models {
         }
         // The schema's example statements, embedded with the rest, join only where the other
         // texts place them in their own detail (`extract::placed_in_their_own`).
-        let statements = extract::statement_texts(&self.schema);
+        let statements = match x.statements {
+            true => extract::statement_texts(&self.schema),
+            false => Vec::new(),
+        };
         let first = texts.len();
         texts.extend(statements.iter().map(|(_, t)| t.clone()));
         let mut vectors = self.embed_fixed(texts)?;

@@ -1,16 +1,21 @@
 //! Issue 13: a lasting preference said in a driver's everyday words, which no description or
 //! catalogue value of the schema uses, is placed in its category by the schema's example
-//! statements (`says` in `config/categories.toml`), on the real models and store.
+//! statements (`says` in `config/categories.toml`, `extraction.statements`), on the real
+//! models and store.
 
 use glovebox::conversation::Conversation;
 use tempfile::tempdir;
 
-use crate::common::{open, user};
+use glovebox::memory::Memory;
+
+use crate::common::{config, user};
 
 #[test]
 fn a_preference_in_everyday_words_is_placed_by_the_schemas_example_statements() {
     let dir = tempdir().unwrap();
-    let m = open(dir.path());
+    let mut cfg = config();
+    cfg.extraction.statements = true;
+    let m = Memory::open(dir.path(), cfg).unwrap();
     // Nothing of the schema's own texts says "fewest miles": before the example statements
     // this was stored as a fan speed (`Low`, from "a bit slower").
     let turns = serde_json::json!([

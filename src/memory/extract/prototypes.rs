@@ -359,9 +359,15 @@ pub fn sentence_scores(
                     *slot = c;
                 }
             }
+            // The statements lift a detail halfway from what its own texts say towards what
+            // they say: a sentence that only shares a statement's frame ("I never drive to
+            // work without some jazz on" beside "I never drive on the motorway") is not
+            // carried to a detail its own texts read as unrelated.
             for (slot, [a, b]) in row.iter_mut().zip(near) {
                 let by_statements = if b.is_finite() { (a + b) / 2.0 } else { a };
-                *slot = slot.max(by_statements);
+                if by_statements > *slot {
+                    *slot = (*slot + by_statements) / 2.0;
+                }
             }
             row
         })
