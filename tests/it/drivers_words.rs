@@ -4,9 +4,8 @@
 //! models and store.
 
 use glovebox::conversation::Conversation;
-use tempfile::tempdir;
-
 use glovebox::memory::Memory;
+use tempfile::tempdir;
 
 use crate::common::{config, user};
 

@@ -6,7 +6,7 @@ use crate::schema::{DetailId, Schema};
 
 /// Texts that stand for a detail category when sentences are compared with it. Each detail
 /// has several: its place in the hierarchy with its description, one per known value (not the
-/// example values of a vehicle setting's free text), each other name people call it by
+/// example values of a vehicle setting's free text), and each other name people call it by
 /// (its `aliases`). The real names of its values stand for it too, for a sentence that says
 /// them ([`name_texts`]), and so do the ways drivers state such a preference that these
 /// texts place in it ([`statement_texts`], [`placed_in_their_own`]).
@@ -51,13 +51,7 @@ pub fn placed_in_their_own(details: &[DetailId], rows: &[Vec<f32>]) -> Vec<bool>
         .iter()
         .zip(rows)
         .map(|(d, row)| {
-            let best = row
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| s.is_finite())
-                .max_by(|a, b| a.1.total_cmp(b.1))
-                .map(|(i, _)| i);
-            best == Some(d.index())
+            super::best_category(row).is_some_and(|(i, s)| s.is_finite() && i == d.index())
         })
         .collect()
 }
@@ -263,7 +257,7 @@ pub struct Prototype {
     /// A real name the sentence must say for this text to count ([`name_texts`]).
     pub said: Option<String>,
     /// One of the schema's example statements ([`statement_texts`]): these count for their
-    /// detail by the mean of the two a sentence is nearest ([`sentence_scores`]).
+    /// detail together, not each alone ([`sentence_scores`]).
     pub statement: bool,
 }
 
@@ -313,7 +307,9 @@ pub fn lines_in_schema(schema: &Schema, text: &str) -> String {
 /// Per sentence (its vector and its text), the similarity to every detail: `sims[s][d]` (max
 /// over the detail's prototypes, leaving out examples from `exclude` and the real names the
 /// sentence does not say; its example statements count as one, the mean of the two nearest,
-/// so that a sentence close to one statement of a sibling is not drawn to it by that alone).
+/// which lifts the detail halfway from its other texts' score towards it, so that a sentence
+/// close to one statement of a sibling, or sharing only a statement's frame, is not drawn to
+/// it by that alone).
 pub fn sentence_scores(
     schema: &Schema,
     prototypes: &[Prototype],
@@ -377,10 +373,11 @@ pub fn sentence_scores(
 #[cfg(test)]
 mod tests {
     use super::{name_texts, placed_in_their_own, prototype_texts, says_name, statement_texts};
+    use crate::schema::Schema;
 
     #[test]
     fn an_example_statement_counts_only_where_the_other_texts_place_it_in_its_own_detail() {
-        let s = crate::schema::Schema::embedded();
+        let s = Schema::embedded();
         let d = |i: usize| s.details()[i].id;
         let rows = vec![
             vec![0.6, 0.4, f32::NEG_INFINITY],
@@ -398,7 +395,6 @@ mod tests {
             .iter()
             .all(|(_, t)| !said.iter().any(|(_, x)| x == t)));
     }
-    use crate::schema::Schema;
 
     #[test]
     fn a_name_is_said_as_whole_words_as_written() {
