@@ -148,6 +148,12 @@ pub struct ExtractionConfig {
     /// good, but the offer decisions were fitted without them and refuse a few remarks they
     /// used to keep (docs/results.md, "The schema says how drivers state each preference").
     pub statements: bool,
+    /// Whether the LLM may answer `none` for the one category a sentence offers (`true`, the
+    /// default). `false` leaves the judgment that there is a preference to the gates and the
+    /// offer decisions, which are trained on data with negatives: where the user's words name
+    /// the value (`extract::user_named`), the LLM only reads which; where they name none, or
+    /// only a list's value could be picked, the answer may still be `none`.
+    pub llm_none: bool,
 }
 
 /// How a preference sentence is judged to offer its best category ([`ExtractionConfig::offers`]).
@@ -257,6 +263,7 @@ impl Default for ExtractionConfig {
             one_off_offer: None,
             lasting_offers: true,
             statements: false,
+            llm_none: true,
         }
     }
 }

@@ -292,12 +292,15 @@ fn gbnf_literal(s: &str) -> String {
 }
 
 /// The grammar of an answer: `none`, or 1..=`max_prefs` lines over the offered categories
-/// (each with its known values or a few free words), then `end`.
+/// (each with its known values or a few free words), then `end`. With `none` false, one
+/// offered category's answer is one of the values the user said ([`user_named`]); `none`
+/// stays where the user said none.
 pub fn grammar(
     schema: &Schema,
     offered: &[Candidate],
     sentences: &Statements,
     max_prefs: usize,
+    none: bool,
 ) -> String {
     let mut g = String::new();
     if offered.is_empty() {
@@ -307,8 +310,12 @@ pub fn grammar(
     if let [only] = offered {
         // The prompt already wrote `key:`: the value, or ` none`.
         let values = value_alternatives(schema, only, sentences);
+        let open = match none || !user_named(schema, only, sentences) {
+            true => "\" none\\n\" | ",
+            false => "",
+        };
         g.push_str(&format!(
-            "root ::= \" none\\n\" | \" \" ({}) \"\\n\"\n",
+            "root ::= {open}\" \" ({}) \"\\n\"\n",
             values.join(" | ")
         ));
         g.push_str(FREE);
@@ -440,6 +447,22 @@ pub fn scored_choices(schema: &Schema, offered: &Candidate, sentences: &[String]
         return d.attributes.clone();
     }
     named
+}
+
+/// Whether one category's value is what the user said: values their words name (a catalogue
+/// name in full), or their own words; not a list's value they name none of (the model would
+/// pick a catalogue value), nor nothing to store.
+pub fn user_named(schema: &Schema, offered: &Candidate, sentences: &Statements) -> bool {
+    let d = schema.detail(offered.detail);
+    let named = named_choices(schema, offered, sentences);
+    if !named.is_empty() {
+        // A name said only in part ("the radio" of "RhythmRise Radio") is not the user's.
+        let whole = values::wholly_named(schema, offered.detail, sentences);
+        return d.kind != ValueKind::Text || named.iter().all(|v| whole.contains(&v.as_str()));
+    }
+    !(d.kind.is_closed() || d.kind == ValueKind::Integer)
+        && spans::value_words(d, sentences, offered.sentence, sentences.before())
+            .is_some_and(|w| !w.is_empty())
 }
 
 /// What the grammar offers as a category's value: the user's named choices

@@ -346,10 +346,14 @@ impl Models {
         Counters::add(&self.counters.extract_llm, 1);
         // One offered category whose value the user named: the answer is `none` or one of
         // those values, and one forward pass scores them (no decoding steps). Several values
-        // the user said are scored without `none` ([`Said::Several`]).
+        // the user said are scored without `none` ([`Said::Several`]), and so are the values
+        // the user named when `llm_none` is off.
         let (named, with_none) = match (said, offered) {
             (Said::Several(v), _) => (v, false),
-            (_, [only]) => (extract::scored_choices(&self.schema, only, sentences), true),
+            (_, [only]) => (
+                extract::scored_choices(&self.schema, only, sentences),
+                self.cfg.extraction.llm_none || !extract::user_named(&self.schema, only, sentences),
+            ),
             _ => (Vec::new(), true),
         };
         let mut options = if with_none {
@@ -496,6 +500,7 @@ impl Models {
                 offered,
                 sentences,
                 self.cfg.extraction.max_preferences,
+                self.cfg.extraction.llm_none,
             ),
         }
     }

@@ -51,3 +51,25 @@ fn a_does_not_matter_value_named_only_by_the_category_s_words_is_no_choice_witho
         vec!["Indifferent to Covered Parking"]
     );
 }
+
+#[test]
+fn without_the_llms_none_one_offered_category_answers_one_of_its_values() {
+    let s = Schema::embedded();
+    let radio = [cand(&s, "preferred_radio_station")];
+    let said: Statements = vec!["BBC Radio 2 is my station.".to_string()].into();
+    let g = grammar(&s, &radio, &said, 2, false);
+    assert!(
+        g.starts_with("root ::= \" \" (") && !g.contains("none"),
+        "{g}"
+    );
+    // With it, `none` is the first alternative.
+    let g = grammar(&s, &radio, &said, 2, true);
+    assert!(g.starts_with("root ::= \" none\\n\" | "), "{g}");
+    // A name said in part ("radio" of "RhythmRise Radio") and a list's value the words do not
+    // name keep `none`: no catalogue neighbour is forced.
+    let part: Statements = vec!["Stick on radio scotland.".to_string()].into();
+    assert!(grammar(&s, &radio, &part, 2, false).starts_with("root ::= \" none\\n\" | "));
+    let fan = [cand(&s, "fan_speed_preferences")];
+    let vague: Statements = vec!["Make it comfy in here.".to_string()].into();
+    assert!(grammar(&s, &fan, &vague, 2, false).starts_with("root ::= \" none\\n\" | "));
+}

@@ -20,18 +20,18 @@ fn grammar_offers_only_the_shortlist() {
     let s = Schema::embedded();
     let offered = [cand(&s, "preferred_temperature", 0)];
     let said22 = one("I always want 22 degrees.");
-    let g = grammar(&s, &offered, &said22, 2);
+    let g = grammar(&s, &offered, &said22, 2, true);
     assert!(g.contains("\"22 degree Celcius\""));
     assert!(!g.contains("favorite_genres"));
     assert!(g.starts_with("root ::= \" none\\n\" | \" \" ("), "{g}");
     let two = [offered[0], cand(&s, "fan_speed_preferences", 0)];
-    let g2 = grammar(&s, &two, &said22, 2);
+    let g2 = grammar(&s, &two, &said22, 2, true);
     assert!(g2.contains("item{1,2}") && g2.contains("\"preferred_temperature\""));
     assert!(g2.contains("\"fan_speed_preferences\"") && !g2.contains("favorite_genres"));
-    let nothing = Statements::default();
-    assert_eq!(grammar(&s, &[], &nothing, 2), "root ::= \"none\\n\"\n");
+    let g0 = grammar(&s, &[], &Statements::default(), 2, true);
+    assert_eq!(g0, "root ::= \"none\\n\"\n");
     let said = one("Set it to 25 degrees Celsius, please.");
-    let g = grammar(&s, &offered, &said, 2);
+    let g = grammar(&s, &offered, &said, 2, true);
     assert!(
         g.contains("\"25 degree Celcius\"") && !g.contains("\"21 degree Celcius\""),
         "{g}"
@@ -162,7 +162,7 @@ fn a_named_value_is_offered_turned_down_only_when_the_sentence_negates() {
         named_choices(&s, &c, &say("Let's stop by the jazz bar.")),
         vec!["Jazz"]
     );
-    let g = grammar(&s, &[c], &one("No more jazz."), 2);
+    let g = grammar(&s, &[c], &one("No more jazz."), 2, true);
     assert!(g.contains("\"not Jazz\""), "{g}");
     let got = parse(
         &s,
@@ -184,7 +184,7 @@ fn a_named_value_is_offered_turned_down_only_when_the_sentence_negates() {
 fn words_of_the_user_turned_down_are_offered_turned_down_only() {
     let s = Schema::embedded();
     let c = cand(&s, "preferred_gas_station", 0);
-    let g = grammar(&s, &[c], &one("Not Esso, I won't use them."), 2);
+    let g = grammar(&s, &[c], &one("Not Esso, I won't use them."), 2, true);
     assert!(g.contains("\"not Esso\""), "{g}");
     assert!(!g.contains("\"Esso\""), "{g}");
 }
@@ -573,7 +573,8 @@ fn values_are_copied_from_the_sentence() {
     assert!(sp.contains(&"BBC Radio 2".to_string()), "{sp:?}");
     let s = Schema::embedded();
     let c = cand(&s, "preferred_supermarket_chains", 0);
-    let g = grammar(&s, &[c], &one("I do all my grocery shopping at Lidl."), 3);
+    let lidl = one("I do all my grocery shopping at Lidl.");
+    let g = grammar(&s, &[c], &lidl, 3, true);
     assert!(g.contains("\"Lidl\""), "{g}");
     // No catalogue neighbour is offered for a value the user did not name.
     for a in &s.detail(c.detail).attributes {
