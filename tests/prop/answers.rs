@@ -234,7 +234,7 @@ proptest! {
         conf in prop::collection::vec(0.0f32..=1.0, 0..4),
     ) {
         let s = schema();
-        let grammar = extract::grammar(s, &offered, &sentences.clone().into(), max_prefs);
+        let grammar = extract::grammar(s, &offered, &sentences.clone().into(), max_prefs, true);
         let decoded = Grammar::parse(&grammar).sample(&tape);
         let answer = extract::full_answer(s, &offered, &decoded);
         let items = extract::parse(s, &answer, &offered, &sentences, &conf);
