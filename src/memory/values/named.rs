@@ -137,6 +137,7 @@ fn named_with_share<'a>(
     let said = said_stems(schema, detail, sentences);
     let d = schema.detail(detail);
     let ladder = is_ladder(d);
+    let generic = generic_words(d);
     // Highest share first, then most words said: "switched it to feet and window" names
     // `feet_window` (both words), not `feet` or `window` alone.
     let mut best = (0.5f32, 0usize);
@@ -157,10 +158,17 @@ fn named_with_share<'a>(
         }
         // A value alias the schema gives, said in full and not turned down, names the value
         // in full ("Switching to recirculate." names `inside`).
-        if let Some(n) = alias_said(d, a, &said, sentences) {
+        let alias = alias_said(d, a, &said, sentences);
+        if let Some(n) = alias {
             if share < 1.0 - 1e-6 || n > held {
                 (share, held) = (1.0, n);
             }
+        }
+        // A catalogue name said only by its generic words ("the radio" of "RhythmRise Radio",
+        // "charging" of "VoltRise Charging") is not named: the user said what kind of thing,
+        // not which one.
+        if alias.is_none() && only_generic(&words, &generic, &said) {
+            continue;
         }
         if share < best.0 - 1e-6 || (share - best.0).abs() <= 1e-6 && held < best.1 {
             continue;
@@ -172,6 +180,67 @@ fn named_with_share<'a>(
         out.push(a.as_str());
     }
     (out, best.0)
+}
+
+/// The words of a free-text detail's catalogue names that say what kind of thing a value is,
+/// not which one: words of the detail's own name and description, or of two or more of the
+/// names it knows, its values and the real names it lists ("radio", "FM", "charging",
+/// "burger" of "BiteBox Burgers" and "Burger King"; "degree" of "21 degree Celcius"). Empty for a detail whose values are chosen among (a level, a mode), whose
+/// words are the values themselves.
+fn generic_words(d: &crate::schema::Detail) -> std::collections::HashSet<String> {
+    let mut out = std::collections::HashSet::new();
+    if d.kind != crate::schema::ValueKind::Text {
+        return out;
+    }
+    out.extend(stems(&d.name));
+    out.extend(stems(&d.description));
+    let mut seen = std::collections::HashSet::new();
+    for a in d.attributes.iter().chain(&d.names) {
+        let words: std::collections::HashSet<String> = stems(a).into_iter().collect();
+        for w in words {
+            if !seen.insert(w.clone()) {
+                out.insert(w);
+            }
+        }
+    }
+    out
+}
+
+/// Whether the words said of a value (`words`, its stems) are its generic ones alone
+/// ([`generic_words`]) while it has others, and at least half of its words: what would name
+/// it by share ([`named_values`]).
+fn only_generic(
+    words: &[String],
+    generic: &std::collections::HashSet<String>,
+    said: &std::collections::HashSet<String>,
+) -> bool {
+    let own: Vec<&String> = words.iter().filter(|w| !generic.contains(*w)).collect();
+    let held = words.iter().filter(|w| said.contains(*w)).count();
+    !own.is_empty() && !own.iter().any(|w| said.contains(*w)) && held > 0 && 2 * held >= words.len()
+}
+
+/// The words by which the user's words say a catalogue value of a free-text detail, where
+/// they are its generic words alone ("burger" of "BiteBox Burgers", "charging" of "VoltRise
+/// Charging", "radio" of "RhythmRise Radio"); empty when no value is said so. Such words speak
+/// of the kind of thing: only a name that says more than them ("BBC Radio 2", not "FM") is a
+/// value to copy, not a description ("a classic burger").
+pub fn generic_words_said(schema: &Schema, detail: DetailId, sentences: &[String]) -> Vec<String> {
+    let d = schema.detail(detail);
+    let generic = generic_words(d);
+    if generic.is_empty() {
+        return Vec::new();
+    }
+    let said = said_stems(schema, detail, sentences);
+    let mut out: Vec<String> = Vec::new();
+    for a in &d.attributes {
+        let words = stems(a);
+        if only_generic(&words, &generic, &said) {
+            out.extend(words.into_iter().filter(|w| said.contains(w)));
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// A word of digits alone.

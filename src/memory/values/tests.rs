@@ -236,3 +236,29 @@ fn a_common_word_for_a_closed_value_names_it() {
     assert_eq!(named(charging, "Only the ultra-rapid ones."), ["HPC"]);
     assert_eq!(named(charging, "A rapid one is fine."), ["DC"]);
 }
+
+#[test]
+fn a_catalogue_name_said_only_by_its_generic_words_is_not_named() {
+    let s = Schema::embedded();
+    let named = |key: &str, said: &str| {
+        named_values(&s, s.detail_by_key(key).unwrap(), &[said.to_string()])
+    };
+    let station = "preferred_radio_station";
+    // "radio" says what kind of thing, not which station; "BBC Radio 2" is the user's own.
+    assert!(named(station, "Put the radio on.").is_empty());
+    assert!(named(station, "BBC Radio 2 is the station I listen to every day.").is_empty());
+    assert!(named(station, "Anything on FM is fine.").is_empty());
+    // The name's own word names it, with or without the generic one.
+    assert_eq!(named(station, "Put RhythmRise on."), ["RhythmRise Radio"]);
+    assert_eq!(named(station, "EchoWave FM please."), ["EchoWave FM"]);
+    let network = "preferred_charging_network";
+    assert!(named(network, "Find me some charging.").is_empty());
+    assert_eq!(
+        named(network, "VoltRise charging, always."),
+        ["VoltRise Charging"]
+    );
+    // A ladder's shared words name none of its values; its number does.
+    let temp = "preferred_temperature";
+    assert!(named(temp, "Always in degrees Celcius.").is_empty());
+    assert_eq!(named(temp, "22 degrees Celcius."), ["22 degree Celcius"]);
+}
