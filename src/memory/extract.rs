@@ -461,8 +461,7 @@ pub fn user_named(schema: &Schema, offered: &Candidate, sentences: &Statements) 
         return d.kind != ValueKind::Text || named.iter().all(|v| whole.contains(&v.as_str()));
     }
     !(d.kind.is_closed() || d.kind == ValueKind::Integer)
-        && spans::value_words(d, sentences, offered.sentence, sentences.before())
-            .is_some_and(|w| !w.is_empty())
+        && spans::copy_words(schema, offered, sentences).is_some_and(|w| !w.is_empty())
 }
 
 /// What the grammar offers as a category's value: the user's named choices
@@ -485,8 +484,7 @@ fn value_alternatives(schema: &Schema, offered: &Candidate, sentences: &Statemen
         return vec![gbnf_literal("none")];
     }
     let sentence = sentences.get(offered.sentence).map_or("", String::as_str);
-    let Some(words) = spans::value_words(detail, sentences, offered.sentence, sentences.before())
-    else {
+    let Some(words) = spans::copy_words(schema, offered, sentences) else {
         return vec![gbnf_literal("none")];
     };
     if words.is_empty() {

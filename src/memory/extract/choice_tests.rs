@@ -65,11 +65,56 @@ fn without_the_llms_none_one_offered_category_answers_one_of_its_values() {
     // With it, `none` is the first alternative.
     let g = grammar(&s, &radio, &said, 2, true);
     assert!(g.starts_with("root ::= \" none\\n\" | "), "{g}");
-    // A name said in part ("radio" of "RhythmRise Radio") and a list's value the words do not
-    // name keep `none`: no catalogue neighbour is forced.
-    let part: Statements = vec!["Stick on radio scotland.".to_string()].into();
+    // A name said in part ("RhythmRise" of "RhythmRise Radio") and a list's value the words do
+    // not name keep `none`: no catalogue neighbour is forced.
+    let part: Statements = vec!["Stick on RhythmRise.".to_string()].into();
     assert!(grammar(&s, &radio, &part, 2, false).starts_with("root ::= \" none\\n\" | "));
     let fan = [cand(&s, "fan_speed_preferences")];
     let vague: Statements = vec!["Make it comfy in here.".to_string()].into();
     assert!(grammar(&s, &fan, &vague, 2, false).starts_with("root ::= \" none\\n\" | "));
+}
+
+#[test]
+fn a_catalogue_name_said_by_its_generic_words_offers_only_a_name_of_the_user_s() {
+    let s = Schema::embedded();
+    let said = |t: &str| -> Statements { vec![t.to_string()].into() };
+    let food = [cand(&s, "fast_food_preference")];
+    // "burger" is the generic half of "BiteBox Burgers": neither it nor a description is a
+    // value ("a classic burger"), so the model answers `none` alone.
+    for t in [
+        "I could go for a burger or fries.",
+        "I've been craving a classic burger and fries lately.",
+    ] {
+        let g = grammar(&s, &food, &said(t), 2, true);
+        assert!(!g.contains("BiteBox") && !g.contains("burger"), "{t}: {g}");
+    }
+    // A name of the user's is: "Five Guys" of "the best burger is Five Guys".
+    let g = grammar(
+        &s,
+        &food,
+        &said("The best burger is Five Guys, always."),
+        2,
+        true,
+    );
+    assert!(g.contains("\"Five Guys\"") && !g.contains("BiteBox"), "{g}");
+    // Not a value another category lists: "AC" is a type of charging, not a network.
+    let network = [cand(&s, "preferred_charging_network")];
+    let g = grammar(
+        &s,
+        &network,
+        &said("Make sure it's an AC charging station."),
+        2,
+        true,
+    );
+    assert!(!g.contains("\"AC\"") && !g.contains("VoltRise"), "{g}");
+    // A station's name says more than "radio"; "FM" alone names no station.
+    let radio = [cand(&s, "preferred_radio_station")];
+    let every_day = said("BBC Radio 2, the radio station I listen to every day.");
+    let g = grammar(&s, &radio, &every_day, 2, true);
+    assert!(
+        g.contains("\"BBC Radio 2\"") && !g.contains("RhythmRise"),
+        "{g}"
+    );
+    let g = grammar(&s, &radio, &said("Switch over to FM, 97.3."), 2, true);
+    assert!(!g.contains("\"FM\"") && !g.contains("EchoWave"), "{g}");
 }

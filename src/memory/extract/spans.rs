@@ -4,7 +4,9 @@
 
 use super::occasion::beside_the_occasion;
 use super::referents::referents;
-use crate::schema::Detail;
+use super::{Candidate, Statements};
+use crate::memory::values;
+use crate::schema::{Detail, Schema};
 
 /// Words that neither start nor end a value: a value is a name, a number or a thing
 /// ("Lidl", "BBC Radio 2", "22 degrees"), not "at Lidl" or "Lidl and".
@@ -131,6 +133,35 @@ pub fn things(sentence: &str) -> Vec<String> {
             .all(|w| w.starts_with(|c: char| c.is_ascii_digit()))
     })
     .collect()
+}
+
+/// [`value_words`] for an offered category; where the user speaks of one of its catalogue
+/// values by its generic words alone ([`values::generic_words_said`]: "a burger" of "BiteBox
+/// Burgers", "charging" of "VoltRise Charging"), only the names among them that no category
+/// lists and that say more than those words ("BBC Radio 2"; not "a classic burger", "FM",
+/// nor "AC", a type of charging), and `None` when there is none: they spoke of the kind of
+/// thing, not of one they named.
+pub(super) fn copy_words(
+    schema: &Schema,
+    offered: &Candidate,
+    sentences: &Statements,
+) -> Option<Vec<String>> {
+    let d = schema.detail(offered.detail);
+    let words = value_words(d, sentences, offered.sentence, sentences.before())?;
+    let generic = values::generic_words_said(schema, offered.detail, sentences);
+    if generic.is_empty() {
+        return Some(words);
+    }
+    let names: Vec<String> = sentences
+        .iter()
+        .flat_map(|s| proper_names(s))
+        .filter(|n| {
+            !values::known_anywhere(schema, n)
+                && !values::stems(n).iter().all(|w| generic.contains(w))
+        })
+        .collect();
+    let kept: Vec<String> = words.into_iter().filter(|w| names.contains(w)).collect();
+    (!kept.is_empty()).then_some(kept)
 }
 
 /// The user's own words a free-text value may be: the [`spans`] of the evidence sentence
