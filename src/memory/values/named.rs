@@ -185,8 +185,9 @@ fn named_with_share<'a>(
 /// The words of a free-text detail's catalogue names that say what kind of thing a value is,
 /// not which one: words of the detail's own name and description, or of two or more of the
 /// names it knows, its values and the real names it lists ("radio", "FM", "charging",
-/// "burger" of "BiteBox Burgers" and "Burger King"; "degree" of "21 degree Celcius"). Empty for a detail whose values are chosen among (a level, a mode), whose
-/// words are the values themselves.
+/// "burger" of "BiteBox Burgers" and "Burger King"; "degree" of "21 degree Celcius"). Empty
+/// for a detail whose values are chosen among (a level, a mode), whose words are the values
+/// themselves.
 fn generic_words(d: &crate::schema::Detail) -> std::collections::HashSet<String> {
     let mut out = std::collections::HashSet::new();
     if d.kind != crate::schema::ValueKind::Text {
@@ -317,8 +318,9 @@ fn alias_said(
 /// The one of `names` (several the user said, for `detail`) said in a clause that also says a
 /// word of the detail's own name that no category beside it has and no value of it holds ("My
 /// favourite band is Queen, I love Bohemian Rhapsody" is Queen: "band" of Favorite
-/// Artists/Bands, not of Favorite Songs), or `None` when no one such name is. A clause ends at a mark or a clause break
-/// ("but"); a word of the name itself says nothing ("Radio" of "BBC Radio 2").
+/// Artists/Bands, not of Favorite Songs), or `None` when no one such name is. A clause ends at
+/// a mark or a clause break ("but"); a word of the name itself says nothing ("Radio" of "BBC
+/// Radio 2").
 pub fn named_with_its_category(
     schema: &Schema,
     detail: DetailId,
