@@ -18,7 +18,11 @@
 //! shop."), stays with the sentence before it in its turn ("Oh, and the seat heater on high.",
 //! "Stop at the Lidl on the way back."): alone, MiniLM cannot tell what "it" is, and the
 //! sentence before alone is a request. Read together they are one
-//! statement, and the gate judges the whole of it, request and remark alike. (Until stop 48
+//! statement, and the gate judges the whole of it, request and remark alike. It joins even
+//! where it says its category's word ("InstaVolt please. That's the network I normally use.":
+//! alone, MiniLM read "network" as a news network), unless it opens by adding something
+//! ("And knock the fan down, I like it barely ticking over." after "Put 6 Music on": a second
+//! preference; until stop 73 a sentence naming any setting stood alone). (Until stop 48
 //! only a sentence that states a habit by a word of `memory::usual` joined so: measured in
 //! docs/results.md, "A sentence that points back, read with the one before it".) Two
 //! sentences that each give a number stay apart ("82 is too low. Let me bump it up to 84.":
@@ -98,7 +102,12 @@ pub fn statements(schema: &Schema, conversation: &Conversation, join_back: bool)
                 let said_of_prev = (points_back || name_alone(prev, conversation))
                     && super::proper_names(s).is_empty()
                     && super::speakers_own(s);
-                unnamed && (number_for_prev || habit_of_prev || said_of_prev)
+                // A remark said of the sentence before it joins it even where it names its
+                // category ("InstaVolt please. That's the network I normally use."), but not
+                // one that opens by adding something: "And knock the fan down, I like it
+                // barely ticking over." after "Put 6 Music on" is a second preference.
+                (unnamed && (number_for_prev || habit_of_prev))
+                    || (said_of_prev && (unnamed || !adds(s)))
             });
             match spans.last_mut() {
                 Some(prev) if joins => prev.end = r.end,
@@ -108,6 +117,23 @@ pub fn statements(schema: &Schema, conversation: &Conversation, join_back: bool)
         out.extend(spans.into_iter().map(|r| text[r].to_string()));
     }
     out
+}
+
+/// Whether a sentence opens by adding something to what was said ("And ...", "Oh, and ...",
+/// "Also ...", "Plus ...").
+fn adds(s: &str) -> bool {
+    let words: Vec<String> = s
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .take(2)
+        .map(str::to_lowercase)
+        .collect();
+    let first = match words.as_slice() {
+        [oh, next, ..] if oh == "oh" => next,
+        [first, ..] => first,
+        [] => return false,
+    };
+    matches!(first.as_str(), "and" | "also" | "plus")
 }
 
 /// A conversation's statements ([`statements`]) with, for each that opens its user turn, the
@@ -361,6 +387,31 @@ mod tests {
                 "I'm coeliac though, so check they have options.",
             ]
         );
+    }
+
+    #[test]
+    fn a_remark_that_names_its_category_stays_with_what_it_is_said_of_unless_it_adds() {
+        let s = crate::schema::Schema::embedded();
+        let c = conversation(&[
+            "InstaVolt please. That's the network I normally use, I've got the app.",
+            "Seat heater on full, please. I always have it cranked right up.",
+            "Put Radio 2 on, please. And knock the fan down, I like it barely ticking over.",
+            "I always park under cover. Oh, and it needs cameras, I never leave it unwatched.",
+        ]);
+        assert_eq!(
+            statements(&s, &c, true),
+            [
+                "InstaVolt please. That's the network I normally use, I've got the app.",
+                "Seat heater on full, please. I always have it cranked right up.",
+                // Opening with "and", the remark adds a second thing: it stands alone.
+                "Put Radio 2 on, please.",
+                "And knock the fan down, I like it barely ticking over.",
+                "I always park under cover.",
+                "Oh, and it needs cameras, I never leave it unwatched.",
+            ]
+        );
+        assert!(adds("Also, keep it low.") && adds("Plus it's cheaper."));
+        assert!(!adds("Andy's is my place.") && !adds("Oh, it's my song.") && !adds(""));
     }
 
     #[test]
