@@ -73,42 +73,61 @@ pub fn statements(schema: &Schema, conversation: &Conversation, join_back: bool)
     for t in conversation.turns().iter().filter(|t| t.role == Role::User) {
         let text = t.text.as_str();
         let mut spans: Vec<std::ops::Range<usize>> = Vec::new();
-        for r in sentence_spans(text) {
+        let sentences = sentence_spans(text).into_iter().flat_map(|r| {
+            // "My husband swears by Sam's Club, but I shop at H-E-B": two statements, the
+            // other person's and the speaker's.
+            match turns_to_own(&text[r.clone()]) {
+                Some(at) => {
+                    let own = text[r.start..r.start + at].trim_end().len();
+                    vec![(r.start..r.start + own, false), (r.start + at..r.end, true)]
+                }
+                None => vec![(r, false)],
+            }
+        });
+        for (r, turned) in sentences {
             let s = &text[r.clone()];
-            let joins = spans.last().is_some_and(|prev| {
-                let prev = &text[prev.clone()];
-                // Named by no word, or only by words the settings of several devices share
-                // alike ("Set brightness to 8.": the HUD's, the overhead screen's, ...).
-                let unnamed = !super::names_one_device(schema, s);
-                // "Level 8 is good." after "I like the steering wheel warm."
-                let number_for_prev = number(s) && !has_digit(prev) && !number(prev);
-                // "That's my sweet spot for driving." after "I need the backrest at 73."
-                // A question states no habit ("Why do these seats always go overboard?"
-                // after "Lowering it to 20—much better.").
-                let habit = crate::memory::usual::states_habit(s) && !s.trim_end().ends_with('?');
-                let habit_of_prev = number(prev) && !has_digit(s) && habit;
-                // "I always have it on high." after "Oh, and the seat heater on high.": a
-                // sentence that points back says what the sentence before it is about, unless
-                // both give a number; "Nobody comes close for me." after "Fleetwood Mac.": a
-                // name said alone states nothing, what follows it is said of it. Either names
-                // nothing itself (any schema).
-                // Not a sentence that cannot say a preference of the speaker's ("She loves
-                // them.", "Is it open?"): joined, its sentence before would hide that.
-                let numeric = |t: &str| number(t) || has_digit(t);
-                let points_back = (habit && refers_to_prev(s))
-                    || (join_back
-                        && refers_to_prev(first_clause(s))
-                        && !(numeric(s) && numeric(prev)));
-                let said_of_prev = (points_back || name_alone(prev, conversation))
-                    && super::proper_names(s).is_empty()
-                    && super::speakers_own(s);
-                // A remark said of the sentence before it joins it even where it names its
-                // category ("InstaVolt please. That's the network I normally use."), but not
-                // one that opens by adding something: "And knock the fan down, I like it
-                // barely ticking over." after "Put 6 Music on" is a second preference.
-                (unnamed && (number_for_prev || habit_of_prev))
-                    || (said_of_prev && (unnamed || !adds(s)))
-            });
+            // A clause turned to the speaker's own stays apart from the other person's.
+            let joins = !turned
+                && spans.last().is_some_and(|prev| {
+                    let prev = &text[prev.clone()];
+                    // Named by no word, or only by words the settings of several devices share
+                    // alike ("Set brightness to 8.": the HUD's, the overhead screen's, ...).
+                    let unnamed = !super::names_one_device(schema, s);
+                    // "Level 8 is good." after "I like the steering wheel warm."
+                    let number_for_prev = number(s) && !has_digit(prev) && !number(prev);
+                    // "That's my sweet spot for driving." after "I need the backrest at 73."
+                    // A question states no habit ("Why do these seats always go overboard?"
+                    // after "Lowering it to 20—much better.").
+                    let habit =
+                        crate::memory::usual::states_habit(s) && !s.trim_end().ends_with('?');
+                    let habit_of_prev = number(prev) && !has_digit(s) && habit;
+                    // "I always have it on high." after "Oh, and the seat heater on high.": a
+                    // sentence that points back says what the sentence before it is about, unless
+                    // both give a number; "Nobody comes close for me." after "Fleetwood Mac.": a
+                    // name said alone states nothing, what follows it is said of it. Either names
+                    // nothing itself (any schema).
+                    // Not a sentence that cannot say a preference of the speaker's ("She loves
+                    // them.", "Is it open?"): joined, its sentence before would hide that.
+                    let numeric = |t: &str| number(t) || has_digit(t);
+                    let points_back = (habit && refers_to_prev(s))
+                        || (join_back
+                            && refers_to_prev(first_clause(s))
+                            && !(numeric(s) && numeric(prev)));
+                    let said_of_prev = (points_back || name_alone(prev, conversation))
+                        && super::proper_names(s).is_empty()
+                        && super::speakers_own(s);
+                    // A remark said of the sentence before it joins it even where it names its
+                    // category, when that sentence is a short answer or pick ("InstaVolt
+                    // please. That's the network I normally use.") or names the same setting;
+                    // not a remark that opens by adding something ("And knock the fan down, I
+                    // like it barely ticking over." after "Put 6 Music on" is a second
+                    // preference), nor one after a longer request ("Later, play something by
+                    // The Cure. They've been my favourite band since school.": read together,
+                    // "play something by" made it a song).
+                    let answered = || short(prev) || same_setting(schema, prev, s);
+                    (unnamed && (number_for_prev || habit_of_prev))
+                        || (said_of_prev && (unnamed || (!adds(s) && answered())))
+                });
             match spans.last_mut() {
                 Some(prev) if joins => prev.end = r.end,
                 _ => spans.push(r),
@@ -117,6 +136,49 @@ pub fn statements(schema: &Schema, conversation: &Conversation, join_back: bool)
         out.extend(spans.into_iter().map(|r| text[r].to_string()));
     }
     out
+}
+
+/// Where a sentence about someone else ([`super::about_someone_else`]) turns to the speaker's
+/// own with "but" and a first-person subject: the byte offset of that "but" ("My husband
+/// swears by Sam's Club, but I do all my grocery shopping at H-E-B", "My daughter likes them
+/// bright for reading, but I like it low"), else `None`. Read whole, the sentence is someone else's
+/// and the speaker's own preference in it is lost; read apart, each clause is whose it is.
+fn turns_to_own(s: &str) -> Option<usize> {
+    const FIRST_PERSON: &[&str] = &["i", "i'm", "i've", "i'd", "i'll", "im", "me", "my"];
+    const BY_THE_WAY: &[&str] = &["honestly", "personally", "me", "myself", "for", "then"];
+    let lower = s.to_lowercase();
+    let mut from = 0;
+    while let Some(k) = lower[from..].find("but ").map(|k| from + k) {
+        from = k + 4;
+        let word_start = k == 0 || !lower[..k].ends_with(|c: char| c.is_alphanumeric());
+        if !word_start || k == 0 {
+            continue;
+        }
+        let after = super::spans::words(&s[k + 4..]);
+        let own = after
+            .iter()
+            .find(|w| !BY_THE_WAY.contains(&w.as_str()))
+            .is_some_and(|w| FIRST_PERSON.contains(&w.as_str()));
+        let before = s[..k].trim_end_matches(|c: char| c == ',' || c == ';' || c.is_whitespace());
+        if own && super::about_someone_else(before) {
+            return Some(k);
+        }
+    }
+    None
+}
+
+/// Whether a sentence is a short answer or pick: five words or fewer ("InstaVolt please.",
+/// "Turn that fan down.", "Something science-y.").
+fn short(s: &str) -> bool {
+    super::spans::words(s).len() <= 5
+}
+
+/// Whether two sentences name one setting alike ([`super::spoken_names`]).
+fn same_setting(schema: &Schema, a: &str, b: &str) -> bool {
+    let theirs = super::spoken_names(schema, a);
+    super::spoken_names(schema, b)
+        .iter()
+        .any(|d| theirs.contains(d))
 }
 
 /// Whether a sentence opens by adding something to what was said ("And ...", "Oh, and ...",
@@ -412,6 +474,31 @@ mod tests {
         );
         assert!(adds("Also, keep it low.") && adds("Plus it's cheaper."));
         assert!(!adds("Andy's is my place.") && !adds("Oh, it's my song.") && !adds(""));
+    }
+
+    #[test]
+    fn a_sentence_about_someone_else_that_turns_to_the_speaker_is_two_statements() {
+        let s = crate::schema::Schema::embedded();
+        let c = conversation(&[
+            "My husband swears by Sam's Club, but I do all my grocery shopping at H-E-B.",
+            "My daughter likes them bright for reading, but honestly I like it low.",
+            // The speaker is in it from the start, or the turn is to someone else's.
+            "My wife and I love Thai, but I can't do it every week.",
+            "I like jazz, but my son wants rap.",
+            "My wife loves Thai food, but she can't take the heat.",
+        ]);
+        assert_eq!(
+            statements(&s, &c, true),
+            [
+                "My husband swears by Sam's Club,",
+                "but I do all my grocery shopping at H-E-B.",
+                "My daughter likes them bright for reading,",
+                "but honestly I like it low.",
+                "My wife and I love Thai, but I can't do it every week.",
+                "I like jazz, but my son wants rap.",
+                "My wife loves Thai food, but she can't take the heat.",
+            ]
+        );
     }
 
     #[test]
