@@ -20,9 +20,12 @@
 //! sentence before alone is a request. Read together they are one
 //! statement, and the gate judges the whole of it, request and remark alike. It joins even
 //! where it says its category's word ("InstaVolt please. That's the network I normally use.":
-//! alone, MiniLM read "network" as a news network), unless it opens by adding something
-//! ("And knock the fan down, I like it barely ticking over." after "Put 6 Music on": a second
-//! preference; until stop 73 a sentence naming any setting stood alone). (Until stop 48
+//! alone, MiniLM read "network" as a news network), when the sentence before is a short answer
+//! or pick or names the same setting, and unless it opens by adding something ("And knock the
+//! fan down, I like it barely ticking over." after "Put 6 Music on": a second preference;
+//! until stop 73 a sentence naming any setting stood alone). A sentence about someone else
+//! that turns to the speaker's own with "but I" is two statements, each whose it is ("My
+//! husband swears by Sam's Club, | but I do all my grocery shopping at H-E-B."). (Until stop 48
 //! only a sentence that states a habit by a word of `memory::usual` joined so: measured in
 //! docs/results.md, "A sentence that points back, read with the one before it".) Two
 //! sentences that each give a number stay apart ("82 is too low. Let me bump it up to 84.":
