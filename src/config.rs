@@ -85,6 +85,12 @@ pub struct ExtractionConfig {
     /// (`extract::statements`); `false` joins only one that states a habit ("I always have it
     /// on high").
     pub join_back: bool,
+    /// A name no category lists or holds ("H-E-B", "Wegmans") is read by the preference gate
+    /// and the category scores as the first listed name of the category the sentence's other
+    /// words speak of, when that category lists names (`memory::extraction::stand_in`); the
+    /// value stays the user's words. Off by default: measured, it stores more of drivers'
+    /// preferences and a few more false memories (docs/results.md, stop 75).
+    pub stand_ins: bool,
     /// How a preference sentence is judged to offer its category: `model`, the learned offer
     /// decision (`memory::offer`), or `margin`, the fixed margin rule above.
     pub offers: OfferRule,
@@ -246,6 +252,7 @@ impl Default for ExtractionConfig {
             margin: 0.1,
             context: 0.2,
             join_back: true,
+            stand_ins: false,
             offers: OfferRule::Model,
             offer_model: None,
             offer_threshold: None,

@@ -11,6 +11,7 @@ mod lasting;
 mod refusal;
 mod rows;
 mod said;
+mod stand_in;
 
 use super::counters::Counters;
 use super::extract::{self, Candidate, Extracted};
@@ -81,7 +82,10 @@ impl Models {
         );
         let protos = self.prototypes()?;
         let te = Instant::now();
+        // What the gates read: a name no category lists, in a statement about a category of
+        // names, reads as one it lists (`stand_in`).
         let (vecs, taps) = self.embed_sentences(&sentences)?;
+        let read = self.gate_reading((&sentences, &vecs, &taps), &protos, exclude)?;
         Counters::time(&self.counters.embed_us, te);
         Counters::add(&self.counters.sentences, sentences.len() as u64);
         let lasting = self.read_lasting((&sentences, &vecs, &taps))?;
@@ -93,6 +97,7 @@ impl Models {
         let (gate, passes, scores) = self.judge(
             conversation,
             (&sentences, &vecs, &taps),
+            &read,
             &protos,
             exclude,
             (held, offering),
@@ -169,13 +174,15 @@ impl Models {
     fn judge(
         &self,
         conversation: &Conversation,
-        (sentences, vecs, taps): (&[String], &[Vec<f32>], &[Vec<f32>]),
+        (sentences, _, _): (&[String], &[Vec<f32>], &[Vec<f32>]),
+        read: &stand_in::GateReading,
         protos: &[extract::Prototype],
         exclude: Option<&str>,
         (held, lasting): (&extract::Held, Option<&lasting::Lasting>),
     ) -> Result<OfferInputs, MemoryError> {
-        let (gate, passes) = lasting::gated(&self.gate, (sentences, vecs, taps));
-        let mut scores = extract::sentence_scores(&self.schema, protos, vecs, sentences, exclude);
+        let (gate, passes) = lasting::gated(&self.gate, read.parts());
+        let (texts, read_vecs, _) = read.parts();
+        let mut scores = extract::sentence_scores(&self.schema, protos, read_vecs, texts, exclude);
         self.read_in_context(conversation, sentences, protos, &mut scores, exclude)?;
         // The rows of the sentences the lasting track offers from are settled too.
         self.settle_rows(

@@ -19,5 +19,6 @@ mod polarity;
 mod privacy;
 mod remember;
 mod serve;
+mod unlisted_names;
 mod values;
 mod vehicle_extraction;
