@@ -82,10 +82,7 @@ impl Models {
         );
         let protos = self.prototypes()?;
         let te = Instant::now();
-        // What the gates read: a name no category lists, in a statement about a category of
-        // names, reads as one it lists (`stand_in`).
         let (vecs, taps) = self.embed_sentences(&sentences)?;
-        let read = self.gate_reading((&sentences, &vecs, &taps), &protos, exclude)?;
         Counters::time(&self.counters.embed_us, te);
         Counters::add(&self.counters.sentences, sentences.len() as u64);
         let lasting = self.read_lasting((&sentences, &vecs, &taps))?;
@@ -97,7 +94,6 @@ impl Models {
         let (gate, passes, scores) = self.judge(
             conversation,
             (&sentences, &vecs, &taps),
-            &read,
             &protos,
             exclude,
             (held, offering),
@@ -174,12 +170,14 @@ impl Models {
     fn judge(
         &self,
         conversation: &Conversation,
-        (sentences, _, _): (&[String], &[Vec<f32>], &[Vec<f32>]),
-        read: &stand_in::GateReading,
+        (sentences, vecs, taps): (&[String], &[Vec<f32>], &[Vec<f32>]),
         protos: &[extract::Prototype],
         exclude: Option<&str>,
         (held, lasting): (&extract::Held, Option<&lasting::Lasting>),
     ) -> Result<OfferInputs, MemoryError> {
+        // What the gate and the scores read: a name no category lists, in a statement about a
+        // category of names, reads as one it lists (`stand_in`).
+        let read = self.gate_reading((sentences, vecs, taps), protos, exclude)?;
         let (gate, passes) = lasting::gated(&self.gate, read.parts());
         let (texts, read_vecs, _) = read.parts();
         let mut scores = extract::sentence_scores(&self.schema, protos, read_vecs, texts, exclude);

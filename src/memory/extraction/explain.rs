@@ -32,14 +32,8 @@ pub struct SentenceView {
     pub refusal: Option<f32>,
 }
 
-/// Statements with their embeddings, the pooling the gate reads beside them, and what the
-/// gates read of them (`stand_in`).
-type Embedded = (
-    Vec<String>,
-    Vec<Vec<f32>>,
-    Vec<Vec<f32>>,
-    super::stand_in::GateReading,
-);
+/// Statements with their embeddings and the gate's pooling of each.
+type Embedded = (Vec<String>, Vec<Vec<f32>>, Vec<Vec<f32>>);
 
 impl Models {
     /// What extraction sees in each user sentence: the gate's probability, whether it passes,
@@ -52,9 +46,9 @@ impl Models {
         exclude: Option<&str>,
         top: usize,
     ) -> Result<Vec<SentenceView>, MemoryError> {
-        let (sentences, vecs, taps, read) = self.embedded_statements(conversation, exclude)?;
+        let (sentences, vecs, taps) = self.embedded_statements(conversation)?;
         let (gates, passes, scores) =
-            self.read_embedded(conversation, (&sentences, &vecs, &taps), &read, exclude)?;
+            self.read_embedded(conversation, (&sentences, &vecs, &taps), exclude)?;
         let lasting = self.read_lasting((&sentences, &vecs, &taps))?;
         let conv_top = extract::strongest(&scores, &passes);
         let refusal = match self.refusal.as_ref() {
@@ -103,24 +97,18 @@ impl Models {
         &self,
         conversation: &Conversation,
     ) -> Result<(Vec<String>, OfferInputs), MemoryError> {
-        let (sentences, vecs, taps, read) = self.embedded_statements(conversation, None)?;
-        let inputs = self.read_embedded(conversation, (&sentences, &vecs, &taps), &read, None)?;
+        let (sentences, vecs, taps) = self.embedded_statements(conversation)?;
+        let inputs = self.read_embedded(conversation, (&sentences, &vecs, &taps), None)?;
         Ok((sentences, inputs))
     }
 
-    /// A conversation's user statements ([`extract::statements`]), their embeddings and the
-    /// pooling the gate reads beside them, and what the gates read of them (`stand_in`).
-    fn embedded_statements(
-        &self,
-        conversation: &Conversation,
-        exclude: Option<&str>,
-    ) -> Result<Embedded, MemoryError> {
+    /// A conversation's user statements ([`extract::statements`]) with their embeddings and
+    /// the pooling the gate reads beside them.
+    fn embedded_statements(&self, conversation: &Conversation) -> Result<Embedded, MemoryError> {
         let sentences =
             extract::statements(&self.schema, conversation, self.cfg.extraction.join_back);
-        let protos = self.prototypes()?;
         let (vecs, taps) = self.embed_sentences(&sentences)?;
-        let read = self.gate_reading((&sentences, &vecs, &taps), &protos, exclude)?;
-        Ok((sentences, vecs, taps, read))
+        Ok((sentences, vecs, taps))
     }
 
     /// What the offer decision reads of embedded statements ([`Models::offer_inputs`]),
@@ -129,18 +117,10 @@ impl Models {
         &self,
         conversation: &Conversation,
         statements: (&[String], &[Vec<f32>], &[Vec<f32>]),
-        read: &super::stand_in::GateReading,
         exclude: Option<&str>,
     ) -> Result<OfferInputs, MemoryError> {
         let protos = self.prototypes()?;
-        self.judge(
-            conversation,
-            statements,
-            read,
-            &protos,
-            exclude,
-            (&[], None),
-        )
+        self.judge(conversation, statements, &protos, exclude, (&[], None))
     }
 
     /// The values extraction stores from one sentence offered one category, as it runs in

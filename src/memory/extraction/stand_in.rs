@@ -17,19 +17,23 @@
 //! gate reading the stand-in took requests for lasting ("Switch over to BBC Radio 5 Live, I
 //! want to catch the score from the Arsenal game"). Nothing here is fitted: it is a reading, for any schema with names.
 
+use std::borrow::Cow;
+use std::time::Instant;
+
+use super::super::counters::Counters;
 use super::super::{extract, MemoryError, Models};
 use crate::schema::Schema;
 
 /// What the preference gate and the category scores read of a conversation's statements:
 /// each as said, or with its unknown names replaced by a stand-in ([`stand_in`]), with its
-/// embedding and the gate's pooling.
-pub(super) struct GateReading {
-    pub texts: Vec<String>,
-    pub vecs: Vec<Vec<f32>>,
-    pub taps: Vec<Vec<f32>>,
+/// embedding and the gate's pooling; borrowed as said unless some statement has a stand-in.
+pub(super) struct GateReading<'a> {
+    texts: Cow<'a, [String]>,
+    vecs: Cow<'a, [Vec<f32>]>,
+    taps: Cow<'a, [Vec<f32>]>,
 }
 
-impl GateReading {
+impl GateReading<'_> {
     pub fn parts(&self) -> (&[String], &[Vec<f32>], &[Vec<f32>]) {
         (&self.texts, &self.vecs, &self.taps)
     }
@@ -38,17 +42,18 @@ impl GateReading {
 impl Models {
     /// What the preference gate and the category scores read of the embedded `statements`
     /// ([`GateReading`]): only statements with unknown names are embedded again, masked
-    /// ([`masked`]), and those given a stand-in once more.
-    pub(super) fn gate_reading(
+    /// ([`masked`]), and those given a stand-in once more (the time in the embedder's
+    /// `embed_us`).
+    pub(super) fn gate_reading<'a>(
         &self,
-        (sentences, vecs, taps): (&[String], &[Vec<f32>], &[Vec<f32>]),
+        (sentences, vecs, taps): (&'a [String], &'a [Vec<f32>], &'a [Vec<f32>]),
         protos: &[extract::Prototype],
         exclude: Option<&str>,
-    ) -> Result<GateReading, MemoryError> {
+    ) -> Result<GateReading<'a>, MemoryError> {
         let mut read = GateReading {
-            texts: sentences.to_vec(),
-            vecs: vecs.to_vec(),
-            taps: taps.to_vec(),
+            texts: Cow::Borrowed(sentences),
+            vecs: Cow::Borrowed(vecs),
+            taps: Cow::Borrowed(taps),
         };
         if !self.cfg.extraction.stand_ins {
             return Ok(read);
@@ -64,7 +69,9 @@ impl Models {
             return Ok(read);
         }
         let texts: Vec<String> = masked.iter().map(|(_, m)| m.clone()).collect();
+        let te = Instant::now();
         let (mv, _) = self.embed_sentences(&texts)?;
+        Counters::time(&self.counters.embed_us, te);
         let rows = extract::sentence_scores(&self.schema, protos, &mv, &texts, exclude);
         // As said, the same category must be the best: a name the embedder does not know
         // pulls a sentence to a category of names only where its other words speak of it.
@@ -83,11 +90,14 @@ impl Models {
             return Ok(read);
         }
         let texts: Vec<String> = changed.iter().map(|(_, t)| t.clone()).collect();
+        let te = Instant::now();
         let (cv, ct) = self.embed_sentences(&texts)?;
+        Counters::time(&self.counters.embed_us, te);
+        let (rt, rv, rp) = (read.texts.to_mut(), read.vecs.to_mut(), read.taps.to_mut());
         for (((i, t), v), p) in changed.into_iter().zip(cv).zip(ct) {
-            read.texts[i] = t;
-            read.vecs[i] = v;
-            read.taps[i] = p;
+            rt[i] = t;
+            rv[i] = v;
+            rp[i] = p;
         }
         Ok(read)
     }
@@ -100,38 +110,30 @@ impl Models {
 /// H-E-B." reads "I do all my grocery shopping at Tesco."
 pub fn stand_in(schema: &Schema, sentence: &str, row: &[f32]) -> Option<String> {
     let listed = schema.details()[best(row)?].names.first()?;
-    let unknown = unknown_names(schema, sentence);
-    if unknown.is_empty() {
-        return None;
-    }
-    let mut out = sentence.to_string();
-    for n in &unknown {
-        out = out.replacen(n.as_str(), listed, 1);
-    }
-    (out != sentence).then_some(out)
-}
-
-/// The names `sentence` says that no category lists or holds.
-fn unknown_names(schema: &Schema, sentence: &str) -> Vec<String> {
-    extract::proper_names(sentence)
-        .into_iter()
-        .filter(|n| n.chars().any(char::is_alphabetic) && !known(schema, n))
-        .collect()
+    unknown_replaced(schema, sentence, listed)
 }
 
 /// `sentence` with the names no category lists or holds masked ("I do all my grocery shopping
 /// at something."): what its other words say; `None` when it says no such name.
 fn masked(schema: &Schema, sentence: &str) -> Option<String> {
-    let unknown = unknown_names(schema, sentence);
-    let mut out = sentence.to_string();
-    for n in &unknown {
-        out = out.replacen(n.as_str(), MASK, 1);
-    }
-    (out != sentence).then_some(out)
+    unknown_replaced(schema, sentence, MASK)
 }
 
 /// What an unknown name is masked by.
 const MASK: &str = "something";
+
+/// `sentence` with each name it says that no category lists or holds replaced by `by`;
+/// `None` when that changes nothing.
+fn unknown_replaced(schema: &Schema, sentence: &str, by: &str) -> Option<String> {
+    let mut out = sentence.to_string();
+    for n in extract::proper_names(sentence)
+        .into_iter()
+        .filter(|n| n.chars().any(char::is_alphabetic) && !known(schema, n))
+    {
+        out = out.replacen(n.as_str(), by, 1);
+    }
+    (out != sentence).then_some(out)
+}
 
 /// The index of the best finite score of `row`.
 fn best(row: &[f32]) -> Option<usize> {
