@@ -1,6 +1,6 @@
 //! Micro benches: one embedder pass (bare, and through the embedder's thread as recall pays it),
-//! recall over 100 / 1,000 / 10,000 stored preferences, an ANN search, a store put and get, and a
-//! socket frame round trip. Inputs are seeded; budgets and results are in benches/README.md.
+//! recall over 100 / 1,000 / 10,000 stored preferences, an ANN search, a store put and get,
+//! reading the gazetteer and asking it a name's kind, and a socket frame round trip. Inputs are seeded; budgets and results are in benches/README.md.
 //!
 //! Under `cargo test --all-targets` criterion runs each bench once; the 1,000 and 10,000 sizes
 //! (whose set-up embeds that many preferences) are measured only under `cargo bench`.
@@ -12,6 +12,7 @@ use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criteri
 use glovebox::config::Config;
 use glovebox::embed::Embedder;
 use glovebox::eval::bench::{bench_user, populate, synthetic_preferences, Rng, UTTERANCES};
+use glovebox::gazetteer::Gazetteer;
 use glovebox::index::VectorIndex;
 use glovebox::ipc::protocol;
 use glovebox::memory::{Memory, Models};
@@ -135,6 +136,27 @@ fn store(c: &mut Criterion) {
     g.finish();
 }
 
+/// Reading the gazetteer (`extraction.stand_ins` pays it once, at the first name no category
+/// lists) and asking it what kind of thing a name is.
+fn gazetteer(c: &mut Criterion) {
+    let dir = config().gazetteer_path();
+    let mut g = c.benchmark_group("gazetteer");
+    if measuring() {
+        g.sample_size(10);
+    }
+    g.bench_function("load", |b| {
+        b.iter(|| Gazetteer::load(black_box(&dir)).unwrap())
+    });
+    let gz = Gazetteer::load(&dir).unwrap();
+    g.bench_function("kind_of_name", |b| {
+        b.iter(|| {
+            ["Leeds", "H-E-B", "Paul Kelly", "the M25", "Hard Fork"]
+                .map(|n| gz.is_place(black_box(n)) || gz.is_person(black_box(n)))
+        })
+    });
+    g.finish();
+}
+
 fn frame(c: &mut Criterion) {
     let line =
         br#"{"id": 7, "op": "recall", "user": "ann", "text": "it is freezing in here", "k": 3}"#;
@@ -148,5 +170,5 @@ fn frame(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, embedder, recall, index, store, frame);
+criterion_group!(benches, embedder, recall, index, store, gazetteer, frame);
 criterion_main!(benches);

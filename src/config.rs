@@ -42,6 +42,9 @@ pub struct ModelsConfig {
     pub llm: PathBuf,
     /// The folder of the sentence embedder (model.safetensors, tokenizer.json, config.json).
     pub embedder: PathBuf,
+    /// The folder of the gazetteer (`gazetteer`: GeoNames' places, given names), read by
+    /// `extraction.stand_ins`.
+    pub gazetteer: PathBuf,
 }
 
 /// llama.cpp settings.
@@ -88,8 +91,9 @@ pub struct ExtractionConfig {
     /// A name no category lists or holds ("H-E-B", "Wegmans") is read by the preference gate
     /// and the category scores as the first listed name of the category the sentence's other
     /// words speak of, when that category lists names (`memory::extraction::stand_in`); the
-    /// value stays the user's words. Off by default: measured, it stores more of drivers'
-    /// preferences and a few more false memories (docs/results.md, stop 75).
+    /// value stays the user's words; a name the gazetteer (`models.gazetteer`) knows as a place
+    /// or a person is never stood in for. Off by default: measured, it stores more of drivers'
+    /// preferences and a few more in a wrong category (docs/results.md, stops 75 and 76).
     pub stand_ins: bool,
     /// How a preference sentence is judged to offer its category: `model`, the learned offer
     /// decision (`memory::offer`), or `margin`, the fixed margin rule above.
@@ -227,6 +231,7 @@ impl Default for ModelsConfig {
             dir: PathBuf::from("models"),
             llm: PathBuf::from("gemma-3-270m-q4_k_m.gguf"),
             embedder: PathBuf::from("minilm"),
+            gazetteer: PathBuf::from("gazetteer"),
         }
     }
 }
@@ -398,6 +403,11 @@ impl Config {
     /// The embedder's folder.
     pub fn embedder_path(&self) -> PathBuf {
         self.models.dir.join(&self.models.embedder)
+    }
+
+    /// The gazetteer's folder.
+    pub fn gazetteer_path(&self) -> PathBuf {
+        self.models.dir.join(&self.models.gazetteer)
     }
 }
 

@@ -1,7 +1,7 @@
 //! Glovebox: an offline long-term memory runtime for in-car voice assistants.
 //!
 //! Module dependencies run one way: `schema`, `pref`, `cache` ← {`store`, `index`, `llm`,
-//! `embed`} ← `memory` ← `ops` ← {`ipc`, `cli`}. See ARCHITECTURE.md for the map and its
+//! `embed`} ← `memory` ← `ops` ← {`ipc`, `cli`}; `gazetteer` is a leaf `memory` reads. See ARCHITECTURE.md for the map and its
 //! invariants.
 
 pub mod cache;
@@ -12,6 +12,7 @@ pub mod durable;
 pub mod embed;
 #[cfg(feature = "harness")]
 pub mod eval;
+pub mod gazetteer;
 pub mod index;
 pub mod ipc;
 pub mod llm;

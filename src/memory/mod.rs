@@ -88,6 +88,8 @@ pub enum MemoryError {
     #[error(transparent)]
     Offer(#[from] offer::OfferError),
     #[error(transparent)]
+    Gazetteer(#[from] crate::gazetteer::GazetteerError),
+    #[error(transparent)]
     Maintenance(#[from] maintain::ParseError),
     #[error(transparent)]
     User(#[from] crate::pref::InvalidUserId),

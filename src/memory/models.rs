@@ -11,6 +11,7 @@ use super::{gate, maintain, offer, prior, relevance, MemoryError, SubPrior};
 use crate::cache;
 use crate::config::Config;
 use crate::embed::{Embedder, Pooled, Tapped, EMBED_DIM};
+use crate::gazetteer::Gazetteer;
 use crate::llm::{Llm, Request};
 use crate::schema::{DetailId, Schema};
 use crate::worker::{Lane, Worker};
@@ -37,6 +38,9 @@ pub struct Models {
     pub(super) offer: Option<offer::OfferModel>,
     /// Decides which recalled preferences matter for an utterance at all.
     pub(super) relevance: relevance::Relevance,
+    /// The gazetteer `extraction.stand_ins` reads, loaded on first use (its folder is
+    /// checked at load).
+    pub(super) gazetteer: OnceLock<Arc<Gazetteer>>,
     pub(super) prototypes: OnceLock<Arc<Vec<Prototype>>>,
     pub(super) prior: OnceLock<Arc<SubPrior>>,
     /// The embedder's identity (`index_state::embedder_identity`), computed once.
@@ -107,6 +111,9 @@ impl Models {
         if let Some(after) = gate.layer {
             embedder.call(move |e| e.check_tap(after))??;
         }
+        if cfg.extraction.stand_ins {
+            Gazetteer::check(&cfg.gazetteer_path())?;
+        }
         let refusal = match cfg.extraction.refuse_by_model {
             true => {
                 let (m, name) = gate_file(
@@ -139,6 +146,7 @@ impl Models {
             refusal,
             offer,
             relevance,
+            gazetteer: OnceLock::new(),
             prototypes: OnceLock::new(),
             prior: OnceLock::new(),
             embedder_id: OnceLock::new(),
@@ -182,6 +190,15 @@ impl Models {
     /// Extraction's preference gate, with the threshold in force.
     pub fn gate(&self) -> &gate::Gate {
         &self.gate
+    }
+
+    /// The gazetteer, read on first use.
+    pub fn gazetteer(&self) -> Result<Arc<Gazetteer>, MemoryError> {
+        if let Some(g) = self.gazetteer.get() {
+            return Ok(g.clone());
+        }
+        let g = Arc::new(Gazetteer::load(&self.cfg.gazetteer_path())?);
+        Ok(self.gazetteer.get_or_init(|| g).clone())
     }
 
     /// The LLM, loading it on first use.

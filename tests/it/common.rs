@@ -14,6 +14,7 @@ pub fn models_dir() -> PathBuf {
         "gemma-3-270m-q4_k_m.gguf",
         "minilm/model.safetensors",
         "minilm/tokenizer.json",
+        "gazetteer/cities15000.json",
     ] {
         assert!(
             dir.join(f).is_file(),

@@ -37,3 +37,28 @@ fn a_chain_no_category_lists_is_stored_by_the_name_the_driver_said() {
     // Read as said, the unknown name holds the sentence under the gate and the offer decision.
     assert_eq!(remembered(false, said), []);
 }
+
+#[test]
+fn a_place_is_never_stood_in_for_as_a_brand() {
+    // Galway is no station, but masked, the rest of the sentence speaks of one: without the
+    // gazetteer's places (GeoNames, `models/gazetteer`) it was stored as a radio station.
+    let said = "Ugh, this station keeps cutting out now that we're past Galway.";
+    assert_eq!(remembered(true, said), []);
+    assert_eq!(remembered(false, said), []);
+}
+
+#[test]
+fn a_missing_gazetteer_is_named_when_the_models_load() {
+    let dir = tempdir().unwrap();
+    let mut cfg = config();
+    cfg.extraction.stand_ins = true;
+    cfg.models.gazetteer = "no-such-gazetteer".into();
+    let e = Memory::open(dir.path(), cfg)
+        .err()
+        .expect("it must not open");
+    let said = e.to_string();
+    assert!(
+        said.contains("no-such-gazetteer/cities15000.json") && said.contains("gazetteer"),
+        "{said}"
+    );
+}

@@ -15,13 +15,18 @@
 //! stored as a radio station); one chosen from the masked reading alone made shops of places
 //! ("Find us somewhere to eat near Leeds" stored `Leeds` as a fast-food chain); the lasting
 //! gate reading the stand-in took requests for lasting ("Switch over to BBC Radio 5 Live, I
-//! want to catch the score from the Arsenal game"). Nothing here is fitted: it is a reading, for any schema with names.
+//! want to catch the score from the Arsenal game"). And a place or a person is never stood in
+//! for ([`Gazetteer`]): masked, "this station keeps cutting out now we're past Galway" speaks
+//! of a radio station, and "Tom and Dominic are brilliant" of a show, but neither name is one
+//! (docs/results.md, stop 76). Nothing here is fitted: it is a reading, for any schema with
+//! names, and the gazetteer is public knowledge of names.
 
 use std::borrow::Cow;
 use std::time::Instant;
 
 use super::super::counters::Counters;
 use super::super::{extract, MemoryError, Models};
+use crate::gazetteer::Gazetteer;
 use crate::schema::Schema;
 
 /// What the preference gate and the category scores read of a conversation's statements:
@@ -59,11 +64,19 @@ impl Models {
             return Ok(read);
         }
         // Which category the words around the names speak of: each statement with unknown
-        // names is read once more with them masked.
+        // names is read once more with them masked. The gazetteer is read only where a
+        // statement says a name no category lists.
+        if !sentences
+            .iter()
+            .any(|s| unknown(&self.schema, s).next().is_some())
+        {
+            return Ok(read);
+        }
+        let gazetteer = self.gazetteer()?;
         let masked: Vec<(usize, String)> = sentences
             .iter()
             .enumerate()
-            .filter_map(|(i, s)| masked(&self.schema, s).map(|m| (i, m)))
+            .filter_map(|(i, s)| masked(&self.schema, &gazetteer, s).map(|m| (i, m)))
             .collect();
         if masked.is_empty() {
             return Ok(read);
@@ -83,7 +96,7 @@ impl Models {
             .zip(rows.iter().zip(&as_said))
             .filter(|(_, (row, said))| best(row) == best(said))
             .filter_map(|((i, _), (row, _))| {
-                stand_in(&self.schema, &sentences[*i], row).map(|t| (*i, t))
+                stand_in(&self.schema, &gazetteer, &sentences[*i], row).map(|t| (*i, t))
             })
             .collect();
         if changed.is_empty() {
@@ -103,36 +116,56 @@ impl Models {
     }
 }
 
-/// `sentence` with every name it says that no category lists or holds replaced by the first
-/// listed name of the best category of `row` (the similarity to every detail of the sentence
-/// read with those names masked, [`masked`]: what its other words speak of), when that category
-/// lists names; `None` when there is nothing to replace. "I do all my grocery shopping at
-/// H-E-B." reads "I do all my grocery shopping at Tesco."
-pub fn stand_in(schema: &Schema, sentence: &str, row: &[f32]) -> Option<String> {
+/// `sentence` with every name it says that no category lists or holds and that is not a place's
+/// or a person's replaced by the first listed name of the best category of `row` (the similarity to every
+/// detail of the sentence read with those names masked, [`masked`]: what its other words speak
+/// of), when that category lists names; `None` when there is nothing to replace. "I do all my
+/// grocery shopping at H-E-B." reads "I do all my grocery shopping at Tesco."; "Find us
+/// somewhere to eat near Leeds." reads as said.
+pub fn stand_in(
+    schema: &Schema,
+    gazetteer: &Gazetteer,
+    sentence: &str,
+    row: &[f32],
+) -> Option<String> {
     let listed = schema.details()[best(row)?].names.first()?;
-    unknown_replaced(schema, sentence, listed)
+    unknown_replaced(schema, gazetteer, sentence, listed)
 }
 
-/// `sentence` with the names no category lists or holds masked ("I do all my grocery shopping
-/// at something."): what its other words say; `None` when it says no such name.
-fn masked(schema: &Schema, sentence: &str) -> Option<String> {
-    unknown_replaced(schema, sentence, MASK)
+/// `sentence` with the names no category lists or holds and that are not places' or people's
+/// masked ("I do all my grocery shopping at something."): what its other words say; `None`
+/// when it says no such name.
+fn masked(schema: &Schema, gazetteer: &Gazetteer, sentence: &str) -> Option<String> {
+    unknown_replaced(schema, gazetteer, sentence, MASK)
 }
 
 /// What an unknown name is masked by.
 const MASK: &str = "something";
 
-/// `sentence` with each name it says that no category lists or holds replaced by `by`;
-/// `None` when that changes nothing.
-fn unknown_replaced(schema: &Schema, sentence: &str, by: &str) -> Option<String> {
+/// `sentence` with each name it says that no category lists or holds and that is not a place's
+/// or a person's ([`Gazetteer`]) replaced by `by`; `None` when that changes nothing. A place
+/// ("Leeds", "Joburg", "the M25") is where a trip goes, and a person ("Tom", "Paul Kelly") who
+/// presents a show or plays a gig: neither is a brand a category lists, and read as one, the
+/// sentence is read as a preference for something it does not name.
+fn unknown_replaced(
+    schema: &Schema,
+    gazetteer: &Gazetteer,
+    sentence: &str,
+    by: &str,
+) -> Option<String> {
     let mut out = sentence.to_string();
-    for n in extract::proper_names(sentence)
-        .into_iter()
-        .filter(|n| n.chars().any(char::is_alphabetic) && !known(schema, n))
+    for n in unknown(schema, sentence).filter(|n| !gazetteer.is_place(n) && !gazetteer.is_person(n))
     {
         out = out.replacen(n.as_str(), by, 1);
     }
     (out != sentence).then_some(out)
+}
+
+/// The names `sentence` says that no category lists or holds.
+fn unknown<'a>(schema: &'a Schema, sentence: &str) -> impl Iterator<Item = String> + 'a {
+    extract::proper_names(sentence)
+        .into_iter()
+        .filter(|n| n.chars().any(char::is_alphabetic) && !known(schema, n))
 }
 
 /// The index of the best finite score of `row`.
@@ -157,6 +190,7 @@ fn known(schema: &Schema, name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::stand_in;
+    use crate::gazetteer::Gazetteer;
     use crate::schema::Schema;
 
     fn row_best(schema: &Schema, key: &str) -> Vec<f32> {
@@ -176,7 +210,13 @@ mod tests {
             .names[0]
             .clone();
         assert_eq!(
-            stand_in(&s, "I do all my grocery shopping at H-E-B.", &row).as_deref(),
+            stand_in(
+                &s,
+                &Gazetteer::default(),
+                "I do all my grocery shopping at H-E-B.",
+                &row
+            )
+            .as_deref(),
             Some(format!("I do all my grocery shopping at {first}.").as_str())
         );
     }
@@ -185,15 +225,48 @@ mod tests {
     fn a_listed_name_no_name_or_a_category_without_names_reads_as_said() {
         let s = Schema::embedded();
         let shops = row_best(&s, "preferred_supermarket_chains");
-        assert_eq!(stand_in(&s, "I do all my shopping at Lidl.", &shops), None);
+        let none = Gazetteer::default();
         assert_eq!(
-            stand_in(&s, "I do all my shopping at the market.", &shops),
+            stand_in(&s, &none, "I do all my shopping at Lidl.", &shops),
+            None
+        );
+        assert_eq!(
+            stand_in(&s, &none, "I do all my shopping at the market.", &shops),
             None
         );
         let temp = row_best(&s, "preferred_temperature");
         assert_eq!(
-            stand_in(&s, "Keep it at 21 on the way to Wegmans.", &temp),
+            stand_in(&s, &none, "Keep it at 21 on the way to Wegmans.", &temp),
             None
         );
+    }
+
+    #[test]
+    fn a_place_or_a_person_reads_as_said() {
+        let s = Schema::embedded();
+        let food = row_best(&s, "fast_food_preference");
+        let known = Gazetteer::of(["Leeds"], ["Tom", "Dominic", "Paul"]);
+        assert_eq!(
+            stand_in(&s, &known, "Find us somewhere to eat near Leeds.", &food),
+            None
+        );
+        assert_eq!(
+            stand_in(&s, &known, "Any services on the M25 with food?", &food),
+            None
+        );
+        let first = &s
+            .detail(s.detail_by_key("fast_food_preference").unwrap())
+            .names[0];
+        assert_eq!(
+            stand_in(&s, &known, "My usual is the Whataburger near Leeds.", &food).as_deref(),
+            Some(format!("My usual is the {first} near Leeds.").as_str())
+        );
+        let shows = row_best(&s, "favorite_podcast_shows");
+        for said in [
+            "That's the one I never miss, Tom and Dominic are brilliant.",
+            "Directions to the venue please, it's the Paul Kelly gig tonight.",
+        ] {
+            assert_eq!(stand_in(&s, &known, said, &shows), None, "{said}");
+        }
     }
 }
