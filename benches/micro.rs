@@ -1,6 +1,7 @@
 //! Micro benches: one embedder pass (bare, and through the embedder's thread as recall pays it),
 //! recall over 100 / 1,000 / 10,000 stored preferences, an ANN search, a store put and get,
-//! reading the gazetteer and asking it a name's kind, and a socket frame round trip. Inputs are seeded; budgets and results are in benches/README.md.
+//! reading the gazetteer and asking it a name's kind, and a socket frame round trip. Inputs
+//! are seeded; budgets and results are in benches/README.md.
 //!
 //! Under `cargo test --all-targets` criterion runs each bench once; the 1,000 and 10,000 sizes
 //! (whose set-up embeds that many preferences) are measured only under `cargo bench`.

@@ -69,17 +69,6 @@ impl Gazetteer {
         Ok(g)
     }
 
-    /// Whether the folder holds every file of the gazetteer (it is read on first use).
-    pub fn check(dir: &Path) -> Result<(), GazetteerError> {
-        for file in PLACE_FILES.iter().chain([&GIVEN_NAMES]) {
-            let path = dir.join(file);
-            if !path.is_file() {
-                return Err(bad(&path, "missing".into()));
-            }
-        }
-        Ok(())
-    }
-
     /// Adds the names of a GeoNames JSON file: an object of records or an array of them, each
     /// with a `name` and, for cities, `alternatenames`.
     fn add_places(&mut self, text: &str) -> Result<(), String> {
@@ -104,21 +93,22 @@ impl Gazetteer {
     }
 
     /// Adds the given names of the name dictionary's lines: a gender code ("M", "F", "?M",
-    /// "1F", "?"), the name from column 3 to 29, then one frequency per country from column
-    /// 30, Great Britain, Ireland and the USA first. Comments ("#") and equivalences ("=") are
-    /// skipped, and so are names in use in none of those three countries.
+    /// "1F", "?"), the name from column 3 to 28, then one frequency per country from column
+    /// 30, Great Britain, Ireland and the USA first (columns of characters). Comments ("#") and
+    /// equivalences ("=") are skipped, and so are names in use in none of those three
+    /// countries and the dictionary's Arabic, Chinese and Korean names written with "+"
+    /// ("Jun+Wei" for "Jun-Wei", "Jun Wei" or "Junwei").
     fn add_given_names(&mut self, text: &str) {
         for line in text.lines() {
-            let (Some(code), Some(name), Some(freq)) =
-                (line.get(..2), line.get(3..29), line.get(30..33))
-            else {
-                continue;
-            };
-            if code.starts_with(['#', '=']) || freq.trim().is_empty() {
+            // The columns are characters: a name with letters beyond ASCII is wider in bytes.
+            let cols: Vec<char> = line.chars().collect();
+            if cols.len() < 33 || matches!(cols[0], '#' | '=') {
                 continue;
             }
+            let name: String = cols[3..29].iter().collect();
+            let in_use = cols[30..33].iter().any(|c| !c.is_whitespace());
             let name = name.trim();
-            if !name.is_empty() && !name.contains('+') {
+            if in_use && !name.is_empty() && !name.contains('+') {
                 self.given.insert(name.to_lowercase());
             }
         }
@@ -132,18 +122,24 @@ impl Gazetteer {
     }
 
     /// Whether `name` is a person's: a given name ("Tom", "Christy"), or a given name and a
-    /// capitalised surname ("Paul Kelly").
+    /// surname written as one ("Paul Kelly"; not "Jack FM", nor "Jimmy John's", a possessive).
     pub fn is_person(&self, name: &str) -> bool {
         let words: Vec<&str> = name.split_whitespace().collect();
         let given = |w: &str| self.given.contains(&w.to_lowercase());
+        let surname = |w: &str| {
+            w.starts_with(|c: char| c.is_uppercase())
+                && w.chars().any(char::is_lowercase)
+                && w.chars().all(|c| c.is_alphabetic() || c == '-')
+        };
         match words[..] {
             [first] => given(first),
-            [first, last] => given(first) && last.starts_with(|c: char| c.is_uppercase()),
+            [first, last] => given(first) && surname(last),
             _ => false,
         }
     }
 
     /// A gazetteer of the given places and given names (for tests of what reads it).
+    #[cfg(test)]
     pub fn of<'a>(
         places: impl IntoIterator<Item = &'a str>,
         given: impl IntoIterator<Item = &'a str>,
@@ -180,18 +176,23 @@ fn written_as_name(a: &str) -> bool {
         && a.chars().any(|c| c.is_ascii_lowercase())
 }
 
-/// A road's or a postcode's code: one to three capitals, an optional hyphen, then digits, and
-/// perhaps one more capital ("M25", "A9", "NG18", "I-95", "B1234", "SW1A").
+/// A road's or a postcode's code: a road's letter (`M`, `A`, `B`, `N`, `E`, `I`), an optional
+/// hyphen and its number ("M25", "A9", "B1234", "I-95"), or two or three capitals, digits and
+/// perhaps one more capital (a postcode's district: "NG18", "SW1A"); not a station's or a
+/// band's ("Z100", "Q102", "U2", "S4C").
 pub fn is_code(name: &str) -> bool {
     let b = name.as_bytes();
     let letters = b.iter().take_while(|c| c.is_ascii_uppercase()).count();
     let rest = &b[letters..];
-    let rest = rest.strip_prefix(b"-").unwrap_or(rest);
+    let hyphen = rest.first() == Some(&b'-');
+    let rest = if hyphen { &rest[1..] } else { rest };
     let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
     let tail = &rest[digits..];
-    (1..=3).contains(&letters)
-        && digits >= 1
-        && (tail.is_empty() || (tail.len() == 1 && tail[0].is_ascii_uppercase()))
+    let road = letters == 1 && b"MABNEI".contains(&b[0]) && tail.is_empty();
+    let district = (2..=3).contains(&letters)
+        && !hyphen
+        && (tail.is_empty() || (tail.len() == 1 && tail[0].is_ascii_uppercase()));
+    digits >= 1 && (road || district)
 }
 
 #[cfg(test)]
@@ -241,21 +242,28 @@ mod tests {
 
     #[test]
     fn given_names_in_use_in_britain_ireland_or_the_usa_are_read() {
-        let line = |code: &str, name: &str, freq: &str| format!("{code:<3}{name:<27}{freq}");
+        // Every line as wide as the dictionary's (87 characters), in characters.
+        let line = |code: &str, name: &str, freq: &str| format!("{code:<3}{name:<27}{freq:<57}");
         let text = [
-            "# a comment".to_string(),
+            line("#", "Comment", "111"),
             line("M", "Tom", "484     6 6"),
             line("F", "Christy", "  3"),
+            line("F", "Máirín", " 1"),
             line("M", "Aldi", "                               1"),
-            line("=", "Tom Thomas", ""),
+            line("M", "Ådne", "                  3"),
+            line("=", "Tommy Thomas", "111"),
             line("?", "Jun+Wei", "111"),
         ]
-        .join("\n");
+        .join("\r\n");
         let mut g = Gazetteer::default();
         g.add_given_names(&text);
         assert!(g.is_person("Tom") && g.is_person("christy") && g.is_person("Tom Kelly"));
-        assert!(!g.is_person("Aldi") && !g.is_person("Tom and Dominic"));
-        assert!(!g.is_person("Tom kelly") && !g.is_person("Hard Fork"));
+        assert!(g.is_person("Máirín"));
+        assert!(!g.is_person("Aldi") && !g.is_person("Ådne") && !g.is_person("Tommy"));
+        assert!(!g.is_person("Comment") && !g.is_person("Jun Wei") && !g.is_person("Jun+Wei"));
+        assert!(!g.is_person("Tom and Dominic") && !g.is_person("Tom kelly"));
+        assert!(!g.is_person("Tom FM") && !g.is_person("Tom John's"));
+        assert!(!g.is_person("Hard Fork"));
     }
 
     #[test]
@@ -264,6 +272,5 @@ mod tests {
         assert!(e
             .to_string()
             .contains("/nonexistent/gazetteer/cities15000.json"));
-        assert!(Gazetteer::check(Path::new("/nonexistent/gazetteer")).is_err());
     }
 }

@@ -1,8 +1,8 @@
 //! Glovebox: an offline long-term memory runtime for in-car voice assistants.
 //!
 //! Module dependencies run one way: `schema`, `pref`, `cache` ← {`store`, `index`, `llm`,
-//! `embed`} ← `memory` ← `ops` ← {`ipc`, `cli`}; `gazetteer` is a leaf `memory` reads. See ARCHITECTURE.md for the map and its
-//! invariants.
+//! `embed`} ← `memory` ← `ops` ← {`ipc`, `cli`}; `gazetteer` is a leaf `memory` reads. See
+//! ARCHITECTURE.md for the map and its invariants.
 
 pub mod cache;
 pub mod cli;

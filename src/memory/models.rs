@@ -38,9 +38,8 @@ pub struct Models {
     pub(super) offer: Option<offer::OfferModel>,
     /// Decides which recalled preferences matter for an utterance at all.
     pub(super) relevance: relevance::Relevance,
-    /// The gazetteer `extraction.stand_ins` reads, loaded on first use (its folder is
-    /// checked at load).
-    pub(super) gazetteer: OnceLock<Arc<Gazetteer>>,
+    /// The gazetteer `extraction.stand_ins` reads; `None` when off.
+    pub(super) gazetteer: Option<Gazetteer>,
     pub(super) prototypes: OnceLock<Arc<Vec<Prototype>>>,
     pub(super) prior: OnceLock<Arc<SubPrior>>,
     /// The embedder's identity (`index_state::embedder_identity`), computed once.
@@ -111,9 +110,10 @@ impl Models {
         if let Some(after) = gate.layer {
             embedder.call(move |e| e.check_tap(after))??;
         }
-        if cfg.extraction.stand_ins {
-            Gazetteer::check(&cfg.gazetteer_path())?;
-        }
+        let gazetteer = match cfg.extraction.stand_ins {
+            true => Some(Gazetteer::load(&cfg.gazetteer_path())?),
+            false => None,
+        };
         let refusal = match cfg.extraction.refuse_by_model {
             true => {
                 let (m, name) = gate_file(
@@ -146,7 +146,7 @@ impl Models {
             refusal,
             offer,
             relevance,
-            gazetteer: OnceLock::new(),
+            gazetteer,
             prototypes: OnceLock::new(),
             prior: OnceLock::new(),
             embedder_id: OnceLock::new(),
@@ -190,15 +190,6 @@ impl Models {
     /// Extraction's preference gate, with the threshold in force.
     pub fn gate(&self) -> &gate::Gate {
         &self.gate
-    }
-
-    /// The gazetteer, read on first use.
-    pub fn gazetteer(&self) -> Result<Arc<Gazetteer>, MemoryError> {
-        if let Some(g) = self.gazetteer.get() {
-            return Ok(g.clone());
-        }
-        let g = Arc::new(Gazetteer::load(&self.cfg.gazetteer_path())?);
-        Ok(self.gazetteer.get_or_init(|| g).clone())
     }
 
     /// The LLM, loading it on first use.

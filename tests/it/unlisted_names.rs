@@ -58,7 +58,46 @@ fn a_missing_gazetteer_is_named_when_the_models_load() {
         .expect("it must not open");
     let said = e.to_string();
     assert!(
-        said.contains("no-such-gazetteer/cities15000.json") && said.contains("gazetteer"),
+        said.contains("no-such-gazetteer/cities15000.json") && said.contains("No such file"),
         "{said}"
     );
+}
+
+#[test]
+fn a_corrupt_gazetteer_is_named_and_loses_nothing_stored() {
+    let dir = tempdir().unwrap();
+    // A memory with a preference in it, opened without stand-ins.
+    let m = Memory::open(dir.path(), config()).unwrap();
+    let turns =
+        serde_json::json!([{"role": "user", "text": "I do all my grocery shopping at Lidl."}]);
+    m.remember(&user("driver"), &Conversation::from_value(&turns).unwrap())
+        .unwrap();
+    let stored = |m: &Memory| -> Vec<String> {
+        m.list(&user("driver"))
+            .unwrap()
+            .into_iter()
+            .map(|p| p.attribute)
+            .collect()
+    };
+    let before = stored(&m);
+    assert_eq!(before, ["Lidl"]);
+    drop(m);
+    let models = tempdir().unwrap();
+    let gz = models.path().join("gazetteer");
+    std::fs::create_dir(&gz).unwrap();
+    std::fs::write(gz.join("cities15000.json"), "{\"1\": {\"name\": \"Leeds\"").unwrap();
+    let mut cfg = config();
+    cfg.extraction.stand_ins = true;
+    cfg.models.gazetteer = gz.clone();
+    let said = Memory::open(dir.path(), cfg)
+        .err()
+        .expect("it must not open")
+        .to_string();
+    assert!(
+        said.contains("gazetteer/cities15000.json") && said.contains("EOF"),
+        "{said}"
+    );
+    // What was stored is still there.
+    let m = Memory::open(dir.path(), config()).unwrap();
+    assert_eq!(stored(&m), before);
 }

@@ -60,23 +60,15 @@ impl Models {
             vecs: Cow::Borrowed(vecs),
             taps: Cow::Borrowed(taps),
         };
-        if !self.cfg.extraction.stand_ins {
+        let Some(gazetteer) = &self.gazetteer else {
             return Ok(read);
-        }
+        };
         // Which category the words around the names speak of: each statement with unknown
-        // names is read once more with them masked. The gazetteer is read only where a
-        // statement says a name no category lists.
-        if !sentences
-            .iter()
-            .any(|s| unknown(&self.schema, s).next().is_some())
-        {
-            return Ok(read);
-        }
-        let gazetteer = self.gazetteer()?;
+        // names is read once more with them masked.
         let masked: Vec<(usize, String)> = sentences
             .iter()
             .enumerate()
-            .filter_map(|(i, s)| masked(&self.schema, &gazetteer, s).map(|m| (i, m)))
+            .filter_map(|(i, s)| masked(&self.schema, gazetteer, s).map(|m| (i, m)))
             .collect();
         if masked.is_empty() {
             return Ok(read);
@@ -96,7 +88,7 @@ impl Models {
             .zip(rows.iter().zip(&as_said))
             .filter(|(_, (row, said))| best(row) == best(said))
             .filter_map(|((i, _), (row, _))| {
-                stand_in(&self.schema, &gazetteer, &sentences[*i], row).map(|t| (*i, t))
+                stand_in(&self.schema, gazetteer, &sentences[*i], row).map(|t| (*i, t))
             })
             .collect();
         if changed.is_empty() {
@@ -116,10 +108,10 @@ impl Models {
     }
 }
 
-/// `sentence` with every name it says that no category lists or holds and that is not a place's
-/// or a person's replaced by the first listed name of the best category of `row` (the similarity to every
-/// detail of the sentence read with those names masked, [`masked`]: what its other words speak
-/// of), when that category lists names; `None` when there is nothing to replace. "I do all my
+/// `sentence` with every name it says that no category lists or holds and that is not a
+/// place's or a person's replaced by the first listed name of the best category of `row` (the
+/// similarity to every detail of the sentence read with those names masked, [`masked`]: what
+/// its other words speak of), when that category lists names; `None` when there is nothing to replace. "I do all my
 /// grocery shopping at H-E-B." reads "I do all my grocery shopping at Tesco."; "Find us
 /// somewhere to eat near Leeds." reads as said.
 pub fn stand_in(
