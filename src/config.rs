@@ -92,8 +92,9 @@ pub struct ExtractionConfig {
     /// and the category scores as the first listed name of the category the sentence's other
     /// words speak of, when that category lists names (`memory::extraction::stand_in`); the
     /// value stays the user's words; a name the gazetteer (`models.gazetteer`) knows as a place
-    /// or a person is never stood in for. Off by default: measured, it stores more of drivers'
-    /// preferences and a few more in a wrong category (docs/results.md, stops 75 and 76).
+    /// or a person is never stood in for. On by default since stop 76: with the gazetteer it
+    /// stores more of drivers' preferences and recalls no more false memories on their talk
+    /// (docs/results.md, stops 75 and 76).
     pub stand_ins: bool,
     /// How a preference sentence is judged to offer its category: `model`, the learned offer
     /// decision (`memory::offer`), or `margin`, the fixed margin rule above.
@@ -257,7 +258,7 @@ impl Default for ExtractionConfig {
             margin: 0.1,
             context: 0.2,
             join_back: true,
-            stand_ins: false,
+            stand_ins: true,
             offers: OfferRule::Model,
             offer_model: None,
             offer_threshold: None,

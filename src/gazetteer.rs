@@ -26,7 +26,7 @@ pub const PLACE_FILES: [&str; 3] = ["cities15000.json", "countries.json", "us_st
 pub const GIVEN_NAMES: &str = "nam_dict.txt";
 
 /// A gazetteer file that is missing or not what it should be.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 #[error("gazetteer {path}: {problem} (models/fetch puts it there)")]
 pub struct GazetteerError {
     pub path: String,
@@ -67,6 +67,18 @@ impl Gazetteer {
             return Err(bad(&path, "no given names in it".into()));
         }
         Ok(g)
+    }
+
+    /// Whether the folder holds every file of the gazetteer (checked when the models load; it is
+    /// read at its first use).
+    pub fn check(dir: &Path) -> Result<(), GazetteerError> {
+        for file in PLACE_FILES.iter().chain([&GIVEN_NAMES]) {
+            let path = dir.join(file);
+            if !path.is_file() {
+                return Err(bad(&path, "missing".into()));
+            }
+        }
+        Ok(())
     }
 
     /// Adds the names of a GeoNames JSON file: an object of records or an array of them, each
@@ -272,5 +284,7 @@ mod tests {
         assert!(e
             .to_string()
             .contains("/nonexistent/gazetteer/cities15000.json"));
+        let e = Gazetteer::check(Path::new("/nonexistent/gazetteer")).unwrap_err();
+        assert!(e.to_string().contains("cities15000.json: missing"));
     }
 }

@@ -11,7 +11,7 @@ use super::{gate, maintain, offer, prior, relevance, MemoryError, SubPrior};
 use crate::cache;
 use crate::config::Config;
 use crate::embed::{Embedder, Pooled, Tapped, EMBED_DIM};
-use crate::gazetteer::Gazetteer;
+use crate::gazetteer::{Gazetteer, GazetteerError};
 use crate::llm::{Llm, Request};
 use crate::schema::{DetailId, Schema};
 use crate::worker::{Lane, Worker};
@@ -38,8 +38,10 @@ pub struct Models {
     pub(super) offer: Option<offer::OfferModel>,
     /// Decides which recalled preferences matter for an utterance at all.
     pub(super) relevance: relevance::Relevance,
-    /// The gazetteer `extraction.stand_ins` reads; `None` when off.
-    pub(super) gazetteer: Option<Gazetteer>,
+    /// The gazetteer `extraction.stand_ins` reads, read at the first statement that says a
+    /// name no category lists (its files are checked at load), the outcome kept: a corrupt
+    /// file is read once and named at every extraction that needs it; `None` when off.
+    pub(super) gazetteer: Option<OnceLock<Result<Arc<Gazetteer>, GazetteerError>>>,
     pub(super) prototypes: OnceLock<Arc<Vec<Prototype>>>,
     pub(super) prior: OnceLock<Arc<SubPrior>>,
     /// The embedder's identity (`index_state::embedder_identity`), computed once.
@@ -111,7 +113,10 @@ impl Models {
             embedder.call(move |e| e.check_tap(after))??;
         }
         let gazetteer = match cfg.extraction.stand_ins {
-            true => Some(Gazetteer::load(&cfg.gazetteer_path())?),
+            true => {
+                Gazetteer::check(&cfg.gazetteer_path())?;
+                Some(OnceLock::new())
+            }
             false => None,
         };
         let refusal = match cfg.extraction.refuse_by_model {
@@ -190,6 +195,14 @@ impl Models {
     /// Extraction's preference gate, with the threshold in force.
     pub fn gate(&self) -> &gate::Gate {
         &self.gate
+    }
+
+    /// The gazetteer (`extraction.stand_ins`), read on first use; `None` when the option is
+    /// off.
+    pub(super) fn gazetteer(&self) -> Option<Result<Arc<Gazetteer>, MemoryError>> {
+        let cell = self.gazetteer.as_ref()?;
+        let read = cell.get_or_init(|| Gazetteer::load(&self.cfg.gazetteer_path()).map(Arc::new));
+        Some(read.clone().map_err(MemoryError::from))
     }
 
     /// The LLM, loading it on first use.

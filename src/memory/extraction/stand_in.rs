@@ -1,4 +1,4 @@
-//! A name no category lists, read as one it does (`extraction.stand_ins`, off by default). The
+//! A name no category lists, read as one it does (`extraction.stand_ins`, on by default since stop 76). The
 //! schema's real `names` ("Tesco", "Lidl", "BBC Radio 2") place a sentence that says one as
 //! surely as a catalogue value, and the gate reads a sentence with a known name more surely
 //! than one with a name it has never seen: "I do all my grocery shopping at Lidl." is stored,
@@ -60,11 +60,22 @@ impl Models {
             vecs: Cow::Borrowed(vecs),
             taps: Cow::Borrowed(taps),
         };
-        let Some(gazetteer) = &self.gazetteer else {
+        if self.gazetteer.is_none() {
+            return Ok(read);
+        }
+        // Which category the words around the names speak of: each statement with unknown
+        // names is read once more with them masked. The gazetteer is read only where a
+        // statement says a name no category lists.
+        if !sentences
+            .iter()
+            .any(|s| unknown(&self.schema, s).next().is_some())
+        {
+            return Ok(read);
+        }
+        let Some(gazetteer) = self.gazetteer().transpose()? else {
             return Ok(read);
         };
-        // Which category the words around the names speak of: each statement with unknown
-        // names is read once more with them masked.
+        let gazetteer = &*gazetteer;
         let masked: Vec<(usize, String)> = sentences
             .iter()
             .enumerate()
