@@ -102,8 +102,7 @@ fn a_corrupt_gazetteer_is_named_and_loses_nothing_stored() {
     for _ in 0..2 {
         let said = m
             .remember(&user("driver"), &Conversation::from_value(&turns).unwrap())
-            .err()
-            .expect("it must not extract")
+            .expect_err("it must not extract")
             .to_string();
         assert!(
             said.contains("gazetteer/cities15000.json") && said.contains("EOF"),
