@@ -47,7 +47,7 @@ impl GateReading<'_> {
 impl Models {
     /// What the preference gate and the category scores read of the embedded `statements`
     /// ([`GateReading`]): only statements with unknown names are embedded again, masked
-    /// ([`masked`]), and those given a stand-in once more (the time in the embedder's
+    /// ([`MASK`]), and those given a stand-in ([`stood_in`]) once more (the time in the embedder's
     /// `embed_us`).
     pub(super) fn gate_reading<'a>(
         &self,
@@ -66,40 +66,42 @@ impl Models {
         // Which category the words around the names speak of: each statement with unknown
         // names is read once more with them masked. The gazetteer is read only where a
         // statement says a name no category lists.
-        if !sentences
+        let unknown: Vec<(usize, Vec<String>)> = sentences
             .iter()
-            .any(|s| unknown(&self.schema, s).next().is_some())
-        {
+            .map(|s| unknown(&self.schema, s))
+            .enumerate()
+            .filter(|(_, n)| !n.is_empty())
+            .collect();
+        if unknown.is_empty() {
             return Ok(read);
         }
         let Some(gazetteer) = self.gazetteer().transpose()? else {
             return Ok(read);
         };
-        let gazetteer = &*gazetteer;
-        let masked: Vec<(usize, String)> = sentences
-            .iter()
-            .enumerate()
-            .filter_map(|(i, s)| masked(&self.schema, gazetteer, s).map(|m| (i, m)))
+        let masked: Vec<(usize, Vec<String>, String)> = unknown
+            .into_iter()
+            .map(|(i, n)| (i, no_place_or_person(&gazetteer, n)))
+            .filter_map(|(i, n)| replaced(&sentences[i], &n, MASK).map(|m| (i, n, m)))
             .collect();
         if masked.is_empty() {
             return Ok(read);
         }
-        let texts: Vec<String> = masked.iter().map(|(_, m)| m.clone()).collect();
+        let texts: Vec<String> = masked.iter().map(|(_, _, m)| m.clone()).collect();
         let te = Instant::now();
         let (mv, _) = self.embed_sentences(&texts)?;
         Counters::time(&self.counters.embed_us, te);
         let rows = extract::sentence_scores(&self.schema, protos, &mv, &texts, exclude);
         // As said, the same category must be the best: a name the embedder does not know
         // pulls a sentence to a category of names only where its other words speak of it.
-        let said: Vec<String> = masked.iter().map(|(i, _)| sentences[*i].clone()).collect();
-        let said_vecs: Vec<Vec<f32>> = masked.iter().map(|(i, _)| vecs[*i].clone()).collect();
+        let said: Vec<String> = masked.iter().map(|(i, ..)| sentences[*i].clone()).collect();
+        let said_vecs: Vec<Vec<f32>> = masked.iter().map(|(i, ..)| vecs[*i].clone()).collect();
         let as_said = extract::sentence_scores(&self.schema, protos, &said_vecs, &said, exclude);
         let changed: Vec<(usize, String)> = masked
             .iter()
             .zip(rows.iter().zip(&as_said))
             .filter(|(_, (row, said))| best(row) == best(said))
-            .filter_map(|((i, _), (row, _))| {
-                stand_in(&self.schema, gazetteer, &sentences[*i], row).map(|t| (*i, t))
+            .filter_map(|((i, names, _), (row, _))| {
+                stood_in(&self.schema, &sentences[*i], names, row).map(|t| (*i, t))
             })
             .collect();
         if changed.is_empty() {
@@ -121,54 +123,56 @@ impl Models {
 
 /// `sentence` with every name it says that no category lists or holds and that is not a
 /// place's or a person's replaced by the first listed name of the best category of `row` (the
-/// similarity to every detail of the sentence read with those names masked, [`masked`]: what
-/// its other words speak of), when that category lists names; `None` when there is nothing to replace. "I do all my
-/// grocery shopping at H-E-B." reads "I do all my grocery shopping at Tesco."; "Find us
-/// somewhere to eat near Leeds." reads as said.
-pub fn stand_in(
-    schema: &Schema,
-    gazetteer: &Gazetteer,
-    sentence: &str,
-    row: &[f32],
-) -> Option<String> {
+/// similarity to every detail of the sentence read with those names masked: what its other
+/// words speak of), when that category lists names; `None` when there is nothing to replace.
+/// "I do all my grocery shopping at H-E-B." reads "I do all my grocery shopping at Tesco.";
+/// "Find us somewhere to eat near Leeds." reads as said. (`Models::gate_reading` reads each
+/// statement's names once and calls [`stood_in`]; this is its reading of one statement, for
+/// the tests.)
+#[cfg(test)]
+fn stand_in(schema: &Schema, gazetteer: &Gazetteer, sentence: &str, row: &[f32]) -> Option<String> {
+    let names = no_place_or_person(gazetteer, unknown(schema, sentence));
+    stood_in(schema, sentence, &names, row)
+}
+
+/// `sentence` with `names` (those [`stand_in`] replaces) replaced by the first listed name of
+/// the best category of `row`, when that category lists names.
+fn stood_in(schema: &Schema, sentence: &str, names: &[String], row: &[f32]) -> Option<String> {
     let listed = schema.details()[best(row)?].names.first()?;
-    unknown_replaced(schema, gazetteer, sentence, listed)
+    replaced(sentence, names, listed)
 }
 
-/// `sentence` with the names no category lists or holds and that are not places' or people's
-/// masked ("I do all my grocery shopping at something."): what its other words say; `None`
-/// when it says no such name.
-fn masked(schema: &Schema, gazetteer: &Gazetteer, sentence: &str) -> Option<String> {
-    unknown_replaced(schema, gazetteer, sentence, MASK)
-}
-
-/// What an unknown name is masked by.
+/// What an unknown name is masked by ("I do all my grocery shopping at something."): the
+/// masked statement says what its other words speak of.
 const MASK: &str = "something";
 
-/// `sentence` with each name it says that no category lists or holds and that is not a place's
-/// or a person's ([`Gazetteer`]) replaced by `by`; `None` when that changes nothing. A place
-/// ("Leeds", "Joburg", "the M25") is where a trip goes, and a person ("Tom", "Paul Kelly") who
-/// presents a show or plays a gig: neither is a brand a category lists, and read as one, the
-/// sentence is read as a preference for something it does not name.
-fn unknown_replaced(
-    schema: &Schema,
-    gazetteer: &Gazetteer,
-    sentence: &str,
-    by: &str,
-) -> Option<String> {
+/// `names` without those the gazetteer knows as a place's or a person's. A place ("Leeds",
+/// "Joburg", "the M25") is where a trip goes, and a person ("Tom", "Paul Kelly") who presents
+/// a show or plays a gig: neither is a brand a category lists, and read as one, the sentence is
+/// read as a preference for something it does not name.
+fn no_place_or_person(gazetteer: &Gazetteer, names: Vec<String>) -> Vec<String> {
+    names
+        .into_iter()
+        .filter(|n| !gazetteer.is_place(n) && !gazetteer.is_person(n))
+        .collect()
+}
+
+/// `sentence` with the first time it says each of `names` replaced by `by`; `None` when that
+/// changes nothing.
+fn replaced(sentence: &str, names: &[String], by: &str) -> Option<String> {
     let mut out = sentence.to_string();
-    for n in unknown(schema, sentence).filter(|n| !gazetteer.is_place(n) && !gazetteer.is_person(n))
-    {
+    for n in names {
         out = out.replacen(n.as_str(), by, 1);
     }
     (out != sentence).then_some(out)
 }
 
 /// The names `sentence` says that no category lists or holds.
-fn unknown<'a>(schema: &'a Schema, sentence: &str) -> impl Iterator<Item = String> + 'a {
+fn unknown(schema: &Schema, sentence: &str) -> Vec<String> {
     extract::proper_names(sentence)
         .into_iter()
         .filter(|n| n.chars().any(char::is_alphabetic) && !known(schema, n))
+        .collect()
 }
 
 /// The index of the best finite score of `row`.
