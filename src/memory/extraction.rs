@@ -8,6 +8,7 @@ use std::time::Instant;
 mod context;
 mod explain;
 mod lasting;
+mod places;
 mod refusal;
 mod rows;
 mod said;
@@ -19,6 +20,7 @@ use super::{confidence, correction, lock, typed, values, MemoryError, Models};
 use crate::conversation::Conversation;
 use crate::llm::Request;
 use crate::schema::{DetailId, DetailSet, ValueKind};
+use places::Turns;
 use said::Said;
 
 pub use explain::SentenceView;
@@ -137,11 +139,13 @@ impl Models {
             decoded_tokens: 0,
             ms: 0.0,
         };
+        let turns = Turns::of(conversation);
         for group in extract::by_sentence(&offered) {
             Counters::add(&self.counters.groups, 1);
-            let (answer, conf, decoded) = self.answer(&sentences, &group)?;
+            let (answer, conf, decoded) = self.answer(&sentences, &group, &turns)?;
             let full = extract::full_answer(&self.schema, &group, &answer);
             let items = extract::parse(&self.schema, &full, &group, &sentences, &conf)?;
+            let items = self.not_where_they_are(items, &turns)?;
             let s = group[0].sentence;
             for mut item in self.read_polarity(items, (&vecs[s], &taps[s]))? {
                 let at = (&sentences[..], s);
@@ -325,6 +329,7 @@ impl Models {
         &self,
         sentences: &extract::Statements,
         offered: &[Candidate],
+        turns: &Turns,
     ) -> Result<(String, Vec<f32>, usize), MemoryError> {
         let request = self.extraction_request(sentences, offered);
         let key = (request.prompt.clone(), request.grammar.clone());
@@ -333,7 +338,7 @@ impl Models {
             return Ok((text, conf, 0));
         }
         let said = match offered {
-            [only] => self.said_values(only, sentences),
+            [only] => self.said_values(only, sentences, turns)?,
             _ => Said::Ask,
         };
         if let Said::One(v) = &said {
@@ -356,7 +361,11 @@ impl Models {
         let (named, with_none) = match (said, offered) {
             (Said::Several(v), _) => (v, false),
             (_, [only]) => (
-                extract::scored_choices(&self.schema, only, sentences),
+                self.not_said_where(
+                    only.detail,
+                    extract::scored_choices(&self.schema, only, sentences),
+                    turns,
+                )?,
                 self.cfg.extraction.llm_none || !extract::user_named(&self.schema, only, sentences),
             ),
             _ => (Vec::new(), true),

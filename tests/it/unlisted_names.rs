@@ -47,6 +47,43 @@ fn a_place_is_never_stood_in_for_as_a_brand() {
     assert_eq!(remembered(false, said), []);
 }
 
+/// The preferences remembered of `turns`, with or without stand-ins (and so the gazetteer).
+fn remembered_turns(stand_ins: bool, turns: serde_json::Value) -> Vec<(String, String)> {
+    let dir = tempdir().unwrap();
+    let mut cfg = config();
+    cfg.extraction.stand_ins = stand_ins;
+    let m = Memory::open(dir.path(), cfg).unwrap();
+    let out = m
+        .remember(&user("driver"), &Conversation::from_value(&turns).unwrap())
+        .unwrap();
+    key_values(&m, &out)
+}
+
+#[test]
+fn a_town_said_as_where_someone_is_is_no_value() {
+    // The sentence names only the town, so it was the news source without the gazetteer; with
+    // it, the sentence points back to the name said before it.
+    let news = serde_json::json!([
+        {"role": "user", "text": "Put the news on from the Irish Times."},
+        {"role": "assistant", "text": "Playing the Irish Times news podcast."},
+        {"role": "user", "text": "Grand. It's the only news I've trusted since I was a student in Galway."}
+    ]);
+    assert_eq!(
+        remembered_turns(true, news.clone()),
+        [("general_news_source".to_string(), "Irish Times".to_string())]
+    );
+    assert_eq!(
+        remembered_turns(false, news),
+        [("general_news_source".to_string(), "Galway".to_string())]
+    );
+    // A request near a town stores nothing, not even pending (it was Swindon as a network).
+    let charger = serde_json::json!([
+        {"role": "user", "text": "Find me a charger around Swindon, whatever network, we're late."},
+        {"role": "assistant", "text": "There's one four minutes away."}
+    ]);
+    assert_eq!(remembered_turns(true, charger), []);
+}
+
 #[test]
 fn a_missing_gazetteer_is_named_when_the_models_load() {
     let dir = tempdir().unwrap();

@@ -140,9 +140,11 @@ impl Models {
             sentence: 0,
         }];
         let choices = extract::scored_choices(&self.schema, &offered[0], &sentences);
-        let (answer, conf, _) = self.answer(&sentences, &offered)?;
+        let turns = super::Turns(vec![sentence]);
+        let (answer, conf, _) = self.answer(&sentences, &offered, &turns)?;
         let full = extract::full_answer(&self.schema, &offered, &answer);
         let items = extract::parse(&self.schema, &full, &offered, &sentences, &conf)?;
+        let items = self.not_where_they_are(items, &turns)?;
         // The sentence is embedded only for the refusal model, and only when it is on.
         let items = match self.refusal {
             Some(_) => {

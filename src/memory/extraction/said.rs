@@ -2,7 +2,8 @@
 //! category ([`Models::said_values`]).
 
 use super::super::extract::{self, Candidate};
-use super::super::{typed, values, Models};
+use super::super::{typed, values, MemoryError, Models};
+use super::places::Turns;
 use crate::schema::ValueKind;
 
 /// What the user's words settle of an offered category's value.
@@ -28,7 +29,12 @@ impl Models {
     /// model's `none` keeps the catalogue neighbour out. And a shrug at a category
     /// with one does-not-matter value has that value (the 270M model scores `none` above
     /// "Indifferent to Covered Parking" for "I'm indifferent to covered parking").
-    pub(super) fn said_values(&self, only: &Candidate, sentences: &extract::Statements) -> Said {
+    pub(super) fn said_values(
+        &self,
+        only: &Candidate,
+        sentences: &extract::Statements,
+        turns: &Turns,
+    ) -> Result<Said, MemoryError> {
         let d = self.schema.detail(only.detail);
         let evidence = &sentences[only.sentence];
         let shrugged = values::shrugged_values(&self.schema, only.detail, evidence);
@@ -120,8 +126,15 @@ impl Models {
                 .filter(|n| !listed.iter().any(|m| m != *n && extract::says_name(m, n)))
                 .cloned()
                 .collect();
+            // A town said as where someone is names nothing the driver likes: the sentences are
+            // read with such names in lower case, so a sentence that names only a town points
+            // back as one naming nothing does ("the only news I've trusted since I was a kid in
+            // Kingston" after "Give me the headlines from CBC News").
             let said = match listed.is_empty() {
-                true => extract::said_names(sentences, only.sentence, sentences.before()),
+                true => {
+                    let (texts, before) = self.places_unnamed(only.detail, sentences, turns)?;
+                    extract::said_names(&texts, only.sentence, &before)
+                }
                 false => listed,
             };
             // Not a name said only in a story of one past occasion beside the habit ("Last
@@ -139,11 +152,12 @@ impl Models {
                 .collect();
             // A name turned down is no value of the user's ("the High Court instead of the
             // District Court"); with nothing else named, the model is asked (it may answer
-            // `not <name>`).
-            names
+            // `not <name>`). Nor is a town said as where someone is ("around Harrogate").
+            let names = names
                 .into_iter()
                 .filter(|n| !values::turns_down_name(evidence, n))
-                .collect()
+                .collect();
+            self.not_said_where(only.detail, names, turns)?
         } else {
             named
         };
@@ -155,7 +169,7 @@ impl Models {
         // several, the one said with a word of the category's own name is the value ("My
         // favourite band is Queen, I love Bohemian Rhapsody"; the 270M model picked the song
         // for the band).
-        match named.as_slice() {
+        Ok(match named.as_slice() {
             [v] => Said::One(v.clone()),
             [_, _, ..]
                 if d.call.is_none()
@@ -168,6 +182,6 @@ impl Models {
                 }
             }
             _ => Said::Ask,
-        }
+        })
     }
 }
