@@ -3,11 +3,14 @@
 //! if possible, it's my go-to"; "It's the only news I've trusted since I was a kid in
 //! Kingston"), and the town is a name like the brand's: read by the names a sentence says,
 //! or copied by the model, it was stored as the cuisine, the news source, a charging network.
-//! A name is such a place when the gazetteer knows it as a place ([`Gazetteer::is_place`])
-//! and some turn, the user's or the assistant's, says it right after a word of where
-//! ([`said_where`]). Both are needed: a brand may share a town's name ("Aral", "Jerusalema"),
+//! A name is such a place when the gazetteer knows it as a place ([`Gazetteer::is_place`]),
+//! some turn, the user's or the assistant's, says it capitalised right after a word of where
+//! ([`said_where`]), and the schema lists it for no category. All are needed: a brand may
+//! share a town's name ("fill up at Aral", "Jerusalema"), a colour too ("set it to orange"),
 //! and "at Lidl" says where a shop is, not that Lidl is a town. A category whose value is a
 //! place (`place = true` in the schema, a destination) keeps it.
+//!
+//! [`Gazetteer::is_place`]: crate::gazetteer::Gazetteer::is_place
 
 use super::super::extract::{self, Extracted, Statements};
 use super::super::values::NOT;
@@ -43,26 +46,31 @@ const LISTENED: &[&str] = &[
 const DETERMINERS: &[&str] = &["the", "a", "an", "old", "central", "downtown"];
 
 /// Whether `sentence` says `name` right after a word of where ([`WHERE`]), determiners
-/// skipped: "around Harrogate", "a kid in Kingston", "now we're past Athlone"; not "loads of
-/// ABBA", "listen to Boston".
+/// skipped, and written as a name (capitalised): "around Harrogate", "a kid in Kingston", "now
+/// we're past Athlone"; not "loads of ABBA", "listen to Boston", "set it to orange".
 pub fn said_where(sentence: &str, name: &str) -> bool {
-    let fold = |t: &str| -> Vec<String> {
-        t.split_whitespace()
-            .map(|w| {
-                w.trim_matches(|c: char| !c.is_alphanumeric())
-                    .to_lowercase()
-            })
-            .filter(|w| !w.is_empty())
-            .collect()
-    };
-    let (words, name) = (fold(sentence), fold(name));
+    let words: Vec<&str> = sentence
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let folded: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
+    let name: Vec<String> = name
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .filter(|w| !w.is_empty())
+        .collect();
     if name.is_empty() || name.len() > words.len() {
         return false;
     }
     (0..=words.len() - name.len())
-        .filter(|&i| words[i..i + name.len()] == name[..])
+        .filter(|&i| folded[i..i + name.len()] == name[..])
+        .filter(|&i| words[i].starts_with(char::is_uppercase))
         .any(|i| {
-            let mut before = words[..i]
+            let mut before = folded[..i]
                 .iter()
                 .rev()
                 .skip_while(|w| DETERMINERS.contains(&w.as_str()));
@@ -93,8 +101,8 @@ impl<'a> Turns<'a> {
 
 impl Models {
     /// Whether `name`, offered as the value of `detail`, is a place the conversation says as
-    /// where someone is or goes (the module's doc): never for a category of places, nor
-    /// without the gazetteer (`extraction.stand_ins` off). The gazetteer is read only when a
+    /// where someone is or goes (the module's doc): never for a category of places, nor for a
+    /// name the schema lists (for any category), nor without the gazetteer (`extraction.stand_ins` off). The gazetteer is read only when a
     /// turn says the name after a word of where.
     pub(super) fn a_place_said(
         &self,
@@ -103,7 +111,18 @@ impl Models {
         turns: &Turns,
     ) -> Result<bool, MemoryError> {
         let name = name.strip_prefix(NOT).unwrap_or(name);
-        if self.schema.detail(detail).place || !turns.0.iter().any(|t| said_where(t, name)) {
+        // A name the schema lists is what it lists it as ("fill up at Aral": a fuel brand
+        // GeoNames also knows as a town).
+        let listed = self.schema.details().iter().any(|d| {
+            d.names
+                .iter()
+                .chain(&d.attributes)
+                .any(|n| n.eq_ignore_ascii_case(name))
+        });
+        if listed
+            || self.schema.detail(detail).place
+            || !turns.0.iter().any(|t| said_where(t, name))
+        {
             return Ok(false);
         }
         match self.gazetteer().transpose()? {
@@ -223,6 +242,7 @@ mod tests {
             ("Roja, Bombay, Dil Se. I grew up on his music.", "Bombay"),
             ("Kingston is where I grew up.", "Kingston"),
             ("Take me to the nearest Aral.", "Aral"),
+            ("Set the lights to orange, please.", "Orange"),
         ] {
             assert!(!said_where(sentence, name), "{sentence}");
         }
