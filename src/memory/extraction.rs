@@ -361,11 +361,7 @@ impl Models {
         let (named, with_none) = match (said, offered) {
             (Said::Several(v), _) => (v, false),
             (_, [only]) => (
-                self.not_said_where(
-                    only.detail,
-                    extract::scored_choices(&self.schema, only, sentences),
-                    turns,
-                )?,
+                extract::scored_choices(&self.schema, only, sentences),
                 self.cfg.extraction.llm_none || !extract::user_named(&self.schema, only, sentences),
             ),
             _ => (Vec::new(), true),
