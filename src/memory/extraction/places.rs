@@ -191,6 +191,10 @@ impl Models {
         name: &str,
         turns: &Turns,
     ) -> Result<bool, MemoryError> {
+        // Without the gazetteer no name is known as a place: nothing to scan.
+        if self.gazetteer.is_none() {
+            return Ok(false);
+        }
         let name = name.strip_prefix(NOT).unwrap_or(name);
         // A name the schema lists is what it lists it as ("fill up at Aral": a fuel brand
         // GeoNames also knows as a town).
@@ -206,10 +210,10 @@ impl Models {
         {
             return Ok(false);
         }
-        match self.gazetteer().transpose()? {
-            Some(g) => Ok(g.is_place(name)),
-            None => Ok(false),
-        }
+        Ok(self
+            .gazetteer()
+            .transpose()?
+            .is_some_and(|g| g.is_place(name)))
     }
 
     /// `names` offered as `detail`'s value without the places the conversation says as where
