@@ -9,6 +9,7 @@ use clap::Subcommand;
 
 use super::Output;
 
+mod gate;
 mod polarity;
 use crate::config::Config;
 
@@ -151,6 +152,14 @@ pub enum EvalCommand {
         /// case, no marks: one sample per turn; reported apart, `cross_validated_spoken`).
         #[arg(long)]
         spoken: bool,
+        /// Fit on the schema's example statements of how drivers state each preference
+        /// (`says`) as positives too (never measured: they are no development conversation).
+        #[arg(long)]
+        statements: bool,
+        /// Sentences on the statements' topics that state no lasting preference (JSON lines
+        /// `{"detail", "text"}`, config/contrasts.jsonl), fitted on as negatives.
+        #[arg(long, value_name = "FILE")]
+        contrasts: Option<PathBuf>,
         /// Write the gate fitted on all of the data here (config/gate.json ships).
         #[arg(long, value_name = "FILE")]
         write: Option<PathBuf>,
@@ -293,6 +302,7 @@ pub fn eval(cfg: Config, command: EvalCommand, out: Output) -> Result<()> {
                     layer,
                     others: crate::eval::gate::Others::Negative,
                     spoken: false,
+                    statements: false,
                 },
             )?;
             if let Some(p) = write.as_deref() {
@@ -316,12 +326,14 @@ pub fn eval(cfg: Config, command: EvalCommand, out: Output) -> Result<()> {
             layer,
             others,
             spoken,
+            statements,
+            contrasts,
             write,
             out: rows,
-        } => eval_gate(
+        } => gate::eval_gate(
             cfg,
             (&carmem, &kvret, (vmb.as_deref(), vmb_qa.as_deref())),
-            labels.as_deref(),
+            (labels.as_deref(), contrasts.as_deref()),
             crate::eval::gate::Fit {
                 folds,
                 threshold,
@@ -330,6 +342,7 @@ pub fn eval(cfg: Config, command: EvalCommand, out: Output) -> Result<()> {
                 layer,
                 others,
                 spoken,
+                statements,
             },
             (write.as_deref(), rows.as_deref()),
             out,
@@ -545,47 +558,5 @@ fn eval_vmb(
         f.flush().context("cannot write the results file")?;
     }
     out.print_value(&report, || run::table(&report));
-    Ok(())
-}
-
-fn eval_gate(
-    cfg: Config,
-    (carmem, kvret, vmb): (&Path, &Path, (Option<&Path>, Option<&Path>)),
-    labels: Option<&Path>,
-    fit: crate::eval::gate::Fit,
-    (write, rows): (Option<&Path>, Option<&Path>),
-    out: Output,
-) -> Result<()> {
-    let (hidden, words) = (fit.hidden, fit.words);
-    if hidden > 0 && words > 0 {
-        anyhow::bail!("--words is read by logistic regression only: give --hidden 0 or --words 0");
-    }
-    if words > crate::memory::gate::MAX_WORDS {
-        anyhow::bail!(
-            "--words {words} is more than {}",
-            crate::memory::gate::MAX_WORDS
-        );
-    }
-    let models = crate::memory::Models::load(&cfg)?;
-    let users = crate::eval::carmem::load(carmem, models.schema(), None)?;
-    let mut file = rows_file(rows)?;
-    let (report, gate) = crate::eval::gate::run(
-        &models,
-        &users,
-        kvret,
-        vmb,
-        labels,
-        fit,
-        file.as_mut().map(|f| f as &mut dyn Write),
-    )?;
-    if let Some(f) = file.as_mut() {
-        f.flush().context("cannot write the results file")?;
-    }
-    if let Some(p) = write {
-        write_json(p, &gate)?;
-    }
-    out.print_value(&report, || {
-        serde_json::to_string_pretty(&report).unwrap_or_default()
-    });
     Ok(())
 }

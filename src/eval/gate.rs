@@ -31,11 +31,13 @@ mod labels;
 mod measure;
 mod others;
 mod spoken;
+mod statements;
 mod vehicle;
 pub use labels::read_labels;
 pub use measure::measure;
 pub use others::Others;
 use spoken::{is_spoken, spoken_copies, spoken_turns};
+pub use statements::{contrast_samples, statement_samples};
 pub use vehicle::{run_vehicle, vehicle_samples, vmb_samples, DEV_FILES, VEHICLE_STEP};
 
 /// Where a sentence comes from (for the report).
@@ -57,6 +59,13 @@ pub enum Source {
     /// A sentence a VehicleMemBench question's gold memory quotes or narrates: a vehicle
     /// preference said.
     VmbPreference,
+    /// One of the schema's example statements of how drivers state a preference
+    /// (`Detail::says`, `--statements`): a lasting preference in a driver's words, written
+    /// from the schema alone.
+    SchemaStatement,
+    /// A contrast of the example statements (`--contrasts`): the same topics, no lasting
+    /// preference of the speaker's.
+    SchemaContrast,
 }
 
 /// KVRET's task intents.
@@ -259,6 +268,9 @@ pub struct Fit {
     /// Whether each CarMem and KVRET user turn is also fitted on as a speech recogniser writes
     /// it (`spoken`; the report measures the spoken turns apart).
     pub spoken: bool,
+    /// Whether the schema's example statements (`Detail::says`) are fitted on as positives
+    /// ([`statement_samples`]; measured apart, by detail: `statement_kept`).
+    pub statements: bool,
 }
 
 /// What a gate fitted with `fit` reads of each sample (`memory::gate::read`), embedded anew.
@@ -367,13 +379,19 @@ pub fn run(
     users: &[EvalUser],
     kvret: &Path,
     (vmb, vmb_qa): (Option<&Path>, Option<&Path>),
-    labels: Option<&Path>,
+    (labels, contrasts): (Option<&Path>, Option<&Path>),
     fit: Fit,
     mut rows: Option<&mut dyn std::io::Write>,
 ) -> Result<(Value, Gate), EvalError> {
     let requests = labels.map(read_labels).transpose()?.unwrap_or_default();
     let mut samples = carmem_samples(models.schema(), users, &requests, fit.spoken);
     samples.extend(kvret_samples(kvret, fit.spoken)?);
+    if fit.statements {
+        samples.extend(statement_samples(models.schema()));
+    }
+    if let Some(path) = contrasts {
+        samples.extend(contrast_samples(models.schema(), path)?);
+    }
     match (vmb, vmb_qa) {
         (Some(history), Some(qa)) => {
             let files: Vec<usize> = DEV_FILES.collect();
@@ -387,8 +405,11 @@ pub fn run(
         &xs,
         &samples,
         fit,
-        json!({}),
-        ("glovebox eval gate", &data(labels.is_some(), fit)),
+        json!({"contrasts": contrasts.is_some()}),
+        (
+            "glovebox eval gate",
+            &data(labels.is_some(), contrasts.is_some(), fit),
+        ),
     );
     if let Some(w) = rows.as_mut().filter(|_| !probs.is_empty()) {
         for (smp, p) in samples.iter().zip(&probs) {
@@ -400,7 +421,16 @@ pub fn run(
 }
 
 /// What `eval gate` trains on, for the gate's `about`.
-fn data(labels: bool, Fit { others, spoken, .. }: Fit) -> String {
+fn data(
+    labels: bool,
+    contrasts: bool,
+    Fit {
+        others,
+        spoken,
+        statements,
+        ..
+    }: Fit,
+) -> String {
     let positives = if labels {
         "the sentence naming the ground-truth value, unless the labels call it a one-off request"
     } else {
@@ -424,7 +454,13 @@ fn data(labels: bool, Fit { others, spoken, .. }: Fit) -> String {
     } else {
         ""
     };
-    format!("CarMem dev split (positives: {positives}; negatives: {negatives}) and KVRET dev driver sentences{spoken}")
+    let statements = match (statements, contrasts) {
+        (true, true) => "; the schema's example statements as positives, their contrasts as negatives",
+        (true, false) => "; the schema's example statements as positives",
+        (false, true) => "; the example statements' contrasts as negatives",
+        (false, false) => "",
+    };
+    format!("CarMem dev split (positives: {positives}; negatives: {negatives}) and KVRET dev driver sentences{spoken}{statements}")
 }
 
 /// Cross-validates a gate on labelled sentences (`folds` below 2 skips it: scripts that fold the
@@ -446,6 +482,7 @@ pub fn train(
         layer,
         others,
         spoken,
+        statements,
     } = fit;
     let probs = if folds >= 2 {
         cross_validated(xs, samples, folds, (hidden, others))
@@ -480,6 +517,7 @@ pub fn train(
         ("others", json!(others.name())),
         ("cross_validated", measures),
         ("spoken", json!(spoken)),
+        ("statements", json!(statements)),
         ("shipped_threshold", json!(threshold)),
     ] {
         report[k] = v;

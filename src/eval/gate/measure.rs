@@ -39,6 +39,8 @@ pub fn measure(samples: &[Sample], probs: &[f32], threshold: f32) -> Value {
             Source::CarmemRequest => "carmem_request",
             Source::Kvret(i) => i.name(),
             Source::VmbPreference => "vmb_preference",
+            Source::SchemaStatement => "statement",
+            Source::SchemaContrast => "contrast",
             Source::Vmb if u.kind.is_empty() => "vmb_line",
             _ => u.kind,
         };
@@ -52,7 +54,7 @@ pub fn measure(samples: &[Sample], probs: &[f32], threshold: f32) -> Value {
         let e = by.entry(kind).or_default();
         e.0 += 1;
         let good = match kind {
-            "carmem_preference" | "vmb_preference" => u.revealing,
+            "carmem_preference" | "vmb_preference" | "statement" => u.revealing,
             "carmem_labelled_request" => !u.request,
             _ => !u.any,
         };
@@ -81,9 +83,16 @@ pub fn measure(samples: &[Sample], probs: &[f32], threshold: f32) -> Value {
         "vmb_line_silent": share("vmb_line"),
         "vmb_preference_kept": share("vmb_preference"),
     });
-    // Only with labels (`--labels`), so that a report without them reads as before.
+    // Only with labels (`--labels`), statements and contrasts, so that a report without them
+    // reads as before.
     if by.contains_key("carmem_labelled_request") {
         out["carmem_labelled_request_silent"] = share("carmem_labelled_request");
+    }
+    if by.contains_key("statement") {
+        out["statement_kept"] = share("statement");
+    }
+    if by.contains_key("contrast") {
+        out["contrast_silent"] = share("contrast");
     }
     out
 }

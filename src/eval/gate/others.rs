@@ -67,6 +67,7 @@ mod tests {
             layer: None,
             others,
             spoken: false,
+            statements: false,
         };
         let about = ("test", "test");
         let (_, rn, negative) = train(&xs, &samples, fit(Others::Negative), json(), about);
