@@ -390,7 +390,7 @@ pub fn run(
         samples.extend(statement_samples(models.schema()));
     }
     if let Some(path) = contrasts {
-        samples.extend(contrast_samples(models.schema(), path)?);
+        samples.extend(contrast_samples(models.schema(), path, labels.is_some())?);
     }
     match (vmb, vmb_qa) {
         (Some(history), Some(qa)) => {
@@ -455,7 +455,7 @@ fn data(
         ""
     };
     let statements = match (statements, contrasts) {
-        (true, true) => "; the schema's example statements as positives, their contrasts as negatives",
+        (true, true) => "; the schema's example statements as positives, their contrasts as negatives (requests to the car only with the labels)",
         (true, false) => "; the schema's example statements as positives",
         (false, true) => "; the example statements' contrasts as negatives",
         (false, false) => "",
