@@ -1,13 +1,17 @@
 //! Issue 13: a lasting preference said in a driver's everyday words, which no description or
 //! catalogue value of the schema uses, is placed in its category by the schema's example
 //! statements (`says` in `config/categories.toml`, `extraction.statements`), on the real
-//! models and store.
+//! models and store; and the one-off gate fitted on those statements and on their contrasts
+//! (`config/glovebox-contrasts.toml`; `config/contrasts.jsonl`: the same topics said with no
+//! lasting preference of the speaker's) keeps a story, someone else's habit and a request for
+//! someone else out of what recall uses.
 
 use glovebox::conversation::Conversation;
 use glovebox::memory::Memory;
+use glovebox::pref::Status;
 use tempfile::tempdir;
 
-use crate::common::{config, user};
+use crate::common::{config, key_values, models_dir, user};
 
 #[test]
 fn a_preference_in_everyday_words_is_placed_by_the_schemas_example_statements() {
@@ -39,4 +43,74 @@ fn a_preference_in_everyday_words_is_placed_by_the_schemas_example_statements() 
         )],
         "{out:?}"
     );
+}
+
+#[test]
+fn a_story_someone_elses_habit_or_a_request_for_someone_else_is_not_recalled() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut cfg =
+        glovebox::config::Config::load(&root.join("config/glovebox-contrasts.toml")).unwrap();
+    cfg.models.dir = models_dir();
+    for p in [
+        &mut cfg.extraction.one_off_gate,
+        &mut cfg.extraction.one_off_offer,
+    ] {
+        let rel = p.take().expect("the configuration names its files");
+        *p = Some(root.join(rel));
+    }
+    let dir = tempdir().unwrap();
+    let m = Memory::open(dir.path(), cfg).unwrap();
+    let u = user("driver");
+    // Written for this test, not from any case set. With the built-in one-off gate the radio
+    // station and the car park are stored active and recalled.
+    for said in [
+        "We had a curry at Dishoom on Friday and the queue went round the block.",
+        "Dad always has Radio 4 on when he drives.",
+        "We parked in the multi-storey at the airport and it cost a fortune.",
+        "Play something by Adele for Mum, it's her birthday.",
+    ] {
+        let turns = serde_json::json!([
+            {"role": "user", "text": said},
+            {"role": "assistant", "text": "Okay."}
+        ]);
+        let c = Conversation::from_value(&turns).unwrap();
+        let out = m.remember(&u, &c).unwrap();
+        assert!(
+            out.iter().all(|o| o.preference.status == Status::Pending),
+            "{said} stored {:?} active",
+            key_values(&m, &out)
+        );
+    }
+    for asked in ["put the radio on", "find me a car park", "somewhere to eat"] {
+        assert!(m.recall(&u, asked, 5).unwrap().is_empty(), "{asked}");
+    }
+    // What the driver states of their own is stored, in their words.
+    for (said, key, value) in [
+        (
+            "I only ever fill up at Texaco, their loyalty card's the one I've got.",
+            "preferred_gas_station",
+            "Texaco",
+        ),
+        (
+            "Jazz FM is the only station I have on in this car.",
+            "preferred_radio_station",
+            "Jazz FM",
+        ),
+    ] {
+        let turns = serde_json::json!([
+            {"role": "user", "text": said},
+            {"role": "assistant", "text": "Noted."}
+        ]);
+        let c = Conversation::from_value(&turns).unwrap();
+        let out = m.remember(&u, &c).unwrap();
+        assert_eq!(
+            key_values(&m, &out),
+            [(key.to_string(), value.to_string())],
+            "{said}"
+        );
+        assert!(
+            out.iter().all(|o| o.preference.status != Status::Pending),
+            "{said}: {out:?}"
+        );
+    }
 }
