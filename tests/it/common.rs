@@ -47,6 +47,26 @@ pub fn config() -> Config {
     c
 }
 
+/// A configuration file the checkout ships (`config/NAME`), with the checkout's models and
+/// the model files it names read from the checkout.
+pub fn shipped_config(name: &str) -> Config {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut c = Config::load(&root.join("config").join(name)).expect("the file loads");
+    c.models.dir = models_dir();
+    let x = &mut c.extraction;
+    for p in [
+        &mut x.gate,
+        &mut x.offer_model,
+        &mut x.one_off_gate,
+        &mut x.one_off_offer,
+    ] {
+        if let Some(rel) = p.take() {
+            *p = Some(root.join(rel));
+        }
+    }
+    c
+}
+
 pub fn open(dir: &Path) -> Memory {
     Memory::open(dir, config()).expect("memory opens")
 }

@@ -11,7 +11,16 @@ use glovebox::memory::Memory;
 use glovebox::pref::Status;
 use tempfile::tempdir;
 
-use crate::common::{config, key_values, models_dir, user};
+use crate::common::{config, key_values, shipped_config, user};
+
+/// One driver's sentence answered by the assistant.
+fn said_to(text: &str, reply: &str) -> Conversation {
+    let turns = serde_json::json!([
+        {"role": "user", "text": text},
+        {"role": "assistant", "text": reply}
+    ]);
+    Conversation::from_value(&turns).unwrap()
+}
 
 #[test]
 fn a_preference_in_everyday_words_is_placed_by_the_schemas_example_statements() {
@@ -47,17 +56,8 @@ fn a_preference_in_everyday_words_is_placed_by_the_schemas_example_statements() 
 
 #[test]
 fn a_story_someone_elses_habit_or_a_request_for_someone_else_is_not_recalled() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut cfg =
-        glovebox::config::Config::load(&root.join("config/glovebox-contrasts.toml")).unwrap();
-    cfg.models.dir = models_dir();
-    for p in [
-        &mut cfg.extraction.one_off_gate,
-        &mut cfg.extraction.one_off_offer,
-    ] {
-        let rel = p.take().expect("the configuration names its files");
-        *p = Some(root.join(rel));
-    }
+    let cfg = shipped_config("glovebox-contrasts.toml");
+    assert!(cfg.extraction.one_off_gate.is_some() && cfg.extraction.one_off_offer.is_some());
     let dir = tempdir().unwrap();
     let m = Memory::open(dir.path(), cfg).unwrap();
     let u = user("driver");
@@ -69,12 +69,7 @@ fn a_story_someone_elses_habit_or_a_request_for_someone_else_is_not_recalled() {
         "We parked in the multi-storey at the airport and it cost a fortune.",
         "Play something by Adele for Mum, it's her birthday.",
     ] {
-        let turns = serde_json::json!([
-            {"role": "user", "text": said},
-            {"role": "assistant", "text": "Okay."}
-        ]);
-        let c = Conversation::from_value(&turns).unwrap();
-        let out = m.remember(&u, &c).unwrap();
+        let out = m.remember(&u, &said_to(said, "Okay.")).unwrap();
         assert!(
             out.iter().all(|o| o.preference.status == Status::Pending),
             "{said} stored {:?} active",
@@ -97,12 +92,7 @@ fn a_story_someone_elses_habit_or_a_request_for_someone_else_is_not_recalled() {
             "Jazz FM",
         ),
     ] {
-        let turns = serde_json::json!([
-            {"role": "user", "text": said},
-            {"role": "assistant", "text": "Noted."}
-        ]);
-        let c = Conversation::from_value(&turns).unwrap();
-        let out = m.remember(&u, &c).unwrap();
+        let out = m.remember(&u, &said_to(said, "Noted.")).unwrap();
         assert_eq!(
             key_values(&m, &out),
             [(key.to_string(), value.to_string())],

@@ -6,7 +6,7 @@ use glovebox::conversation::Conversation;
 use glovebox::memory::{Memory, Outcome};
 use tempfile::tempdir;
 
-use crate::common::{config, glovebox, json_output, key_values, models_dir, open, user};
+use crate::common::{config, glovebox, json_output, key_values, open, shipped_config, user};
 
 /// The values stored in the category `key` among a remember's outcomes.
 fn values_of(m: &Memory, out: &[Outcome], key: &str) -> Vec<String> {
@@ -552,14 +552,8 @@ fn the_lasting_gate_keeps_a_request_that_names_a_value_out_and_a_habit_in() {
     // config/glovebox-lasting.toml: the gate fitted with CarMem's revealing requests read as
     // negatives (config/lasting-labels.jsonl). A request to the car that names a station is not
     // a lasting preference; the station said as a habit is.
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut cfg =
-        glovebox::config::Config::load(&root.join("config/glovebox-lasting.toml")).unwrap();
-    cfg.models.dir = models_dir();
-    for p in [&mut cfg.extraction.gate, &mut cfg.extraction.offer_model] {
-        let rel = p.take().expect("the lasting configuration names its files");
-        *p = Some(root.join(rel));
-    }
+    let cfg = shipped_config("glovebox-lasting.toml");
+    assert!(cfg.extraction.gate.is_some() && cfg.extraction.offer_model.is_some());
     let dir = tempdir().unwrap();
     let m = Memory::open(dir.path(), cfg).unwrap();
     let u = user("driver");
