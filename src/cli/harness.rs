@@ -153,11 +153,12 @@ pub enum EvalCommand {
         #[arg(long)]
         spoken: bool,
         /// Fit on the schema's example statements of how drivers state each preference
-        /// (`says`) as positives too (never measured: they are no development conversation).
+        /// (`says`) as positives too (measured apart, by detail: `statement_kept`).
         #[arg(long)]
         statements: bool,
         /// Sentences on the statements' topics that state no lasting preference (JSON lines
-        /// `{"detail", "text"}`, config/contrasts.jsonl), fitted on as negatives.
+        /// `{"detail", "text", "kind"?}`, config/contrasts.jsonl), fitted on as negatives (a
+        /// `request` only with `--labels`; measured apart: `contrast_silent`).
         #[arg(long, value_name = "FILE")]
         contrasts: Option<PathBuf>,
         /// Write the gate fitted on all of the data here (config/gate.json ships).

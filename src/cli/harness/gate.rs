@@ -15,7 +15,7 @@ use crate::config::Config;
 pub(super) fn eval_gate(
     cfg: Config,
     (carmem, kvret, vmb): (&Path, &Path, (Option<&Path>, Option<&Path>)),
-    labels: (Option<&Path>, Option<&Path>),
+    (labels, contrasts): (Option<&Path>, Option<&Path>),
     fit: crate::eval::gate::Fit,
     (write, rows): (Option<&Path>, Option<&Path>),
     out: Output,
@@ -38,7 +38,7 @@ pub(super) fn eval_gate(
         &users,
         kvret,
         vmb,
-        labels,
+        (labels, contrasts),
         fit,
         file.as_mut().map(|f| f as &mut dyn Write),
     )?;
