@@ -48,17 +48,22 @@ pub fn config() -> Config {
 }
 
 /// A configuration file the checkout ships (`config/NAME`), with the checkout's models and
-/// the model files it names read from the checkout.
+/// the schema and model files it names read from the checkout.
 pub fn shipped_config(name: &str) -> Config {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut c = Config::load(&root.join("config").join(name)).expect("the file loads");
     c.models.dir = models_dir();
     let x = &mut c.extraction;
     for p in [
+        &mut c.schema,
         &mut x.gate,
         &mut x.offer_model,
         &mut x.one_off_gate,
         &mut x.one_off_offer,
+        &mut x.examples,
+        &mut x.refusal,
+        &mut c.recall.queries,
+        &mut c.recall.relevance,
     ] {
         if let Some(rel) = p.take() {
             *p = Some(root.join(rel));

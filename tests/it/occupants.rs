@@ -8,15 +8,12 @@ use glovebox::conversation::Conversation;
 use glovebox::memory::Memory;
 use glovebox::ops::{self, Reply, Request};
 
-use crate::common::{config, user};
+use crate::common::{shipped_config, user};
 
 /// A memory under the shipped vehicle configuration (config/glovebox-vehicle.toml).
 pub fn vehicle_memory(dir: &Path) -> Memory {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut c = glovebox::config::Config::load(&root.join("config/glovebox-vehicle.toml")).unwrap();
-    c.models = config().models;
-    c.schema = Some(root.join("config/schemas/vehicle.toml"));
-    Memory::open(dir, c).expect("memory opens with the vehicle schema")
+    Memory::open(dir, shipped_config("glovebox-vehicle.toml"))
+        .expect("memory opens with the vehicle schema")
 }
 
 fn conv(json: &str) -> Conversation {

@@ -9,7 +9,7 @@ use glovebox::pref::{Millis, Operation, Status};
 use glovebox::schema::Schema;
 use tempfile::tempdir;
 
-use crate::common::{config, fixture, user};
+use crate::common::{config, fixture, shipped_config, user};
 
 /// Every extraction of the fixtures is below 1.0, so `confirm_below = 1.0` makes them pending.
 fn confirming(dir: &Path) -> Memory {
@@ -207,11 +207,7 @@ fn unused_preferences_expire_and_only_with_retention_on() {
 fn an_old_statement_just_remembered_does_not_expire() {
     const DAY: u64 = 24 * 3600 * 1000;
     let dir = tempdir().unwrap();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut cfg =
-        glovebox::config::Config::load(&root.join("config/glovebox-vehicle.toml")).unwrap();
-    cfg.models = config().models;
-    cfg.schema = Some(root.join("config/schemas/vehicle.toml"));
+    let mut cfg = shipped_config("glovebox-vehicle.toml");
     cfg.retention.expire_unused_days = Some(30);
     let m = Memory::open(dir.path(), cfg).unwrap();
     let t0 = Millis::now();

@@ -3,21 +3,13 @@
 //! naming none asks no question and stores nothing; one naming exactly one is stored without a
 //! question.
 
-use std::path::Path;
 use std::sync::atomic::Ordering;
 
 use glovebox::conversation::Conversation;
 use glovebox::memory::Memory;
 
-use crate::common::{config, key_values, user, user_key_values};
-
-fn vehicle_memory(dir: &Path) -> Memory {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut c = glovebox::config::Config::load(&root.join("config/glovebox-vehicle.toml")).unwrap();
-    c.models = config().models;
-    c.schema = Some(root.join("config/schemas/vehicle.toml"));
-    Memory::open(dir, c).expect("memory opens with the vehicle schema")
-}
+use crate::common::{key_values, user, user_key_values};
+use crate::occupants::vehicle_memory;
 
 /// A conversation of one user turn.
 fn one_turn(text: &str) -> Conversation {
