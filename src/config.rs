@@ -131,8 +131,10 @@ pub struct ExtractionConfig {
     pub hold_one_off: bool,
     /// The gate that tells a lasting preference from a one-off request (`memory::gate`'s format,
     /// same embedder layer as the preference gate); `None` uses the built-in one
-    /// (`config/gate-one-off.json`; `config/gate-lasting.json`, fitted with CarMem's other user
-    /// sentences as negatives, holds more pending). Read only with `hold_one_off`.
+    /// (`config/gate-one-off-contrasts.json`, taught also by the schema's example statements
+    /// and their contrasts; `config/gate-one-off.json`, without them, was the built-in one until
+    /// stop 81; `config/gate-lasting.json`, fitted with CarMem's other user sentences as
+    /// negatives, holds more pending). Read only with `hold_one_off`.
     pub one_off_gate: Option<PathBuf>,
     /// A value the user names and the negation rule does not turn down is stored turned down
     /// (`not <value>`) when the refusal model reads its evidence sentence as turning down what
@@ -144,7 +146,8 @@ pub struct ExtractionConfig {
     /// (`config/refusal.json`). Read only with `refuse_by_model`.
     pub refusal: Option<PathBuf>,
     /// The lasting track's offer decision (`memory::offer`'s format, fitted with the one-off
-    /// gate); `None` uses the built-in one (`config/offer-lasting-beside.json`). Read only with
+    /// gate); `None` uses the built-in one (`config/offer-lasting-beside.json`, fitted with
+    /// `config/gate-one-off.json`). Read only with
     /// `hold_one_off`, `lasting_offers` and `offers = "model"`.
     pub one_off_offer: Option<PathBuf>,
     /// With `hold_one_off`, the lasting track also offers what its gate and offer decision

@@ -30,11 +30,14 @@ pub const DEFAULT_GATE: &str = include_str!("../../config/gate.json");
 /// (`glovebox eval polarity --fit`; `extraction.refusal`).
 pub const REFUSAL: &str = include_str!("../../config/refusal.json");
 
-/// The one-off gate shipped in the binary (`config/gate-one-off.json`): the same data with
-/// CarMem's revealing sentences that are one-off requests read as negatives and its other user
-/// sentences left unlabelled (`eval gate --labels --others unlabelled`;
-/// `extraction.hold_one_off`).
-pub const ONE_OFF_GATE: &str = include_str!("../../config/gate-one-off.json");
+/// The one-off gate shipped in the binary (`config/gate-one-off-contrasts.json`): the same data
+/// with CarMem's revealing sentences that are one-off requests read as negatives and its other
+/// user sentences left unlabelled, the schema's example statements as positives and their
+/// contrasts (`config/contrasts.jsonl`: the same topics said as requests, stories, someone
+/// else's taste, remarks on the moment) as negatives (`eval gate --labels --others unlabelled
+/// --statements --contrasts`; `extraction.hold_one_off`). `config/gate-one-off.json`, fitted
+/// without the statements and contrasts, was the built-in one until stop 81.
+pub const ONE_OFF_GATE: &str = include_str!("../../config/gate-one-off-contrasts.json");
 
 /// Why a gate file cannot be used.
 #[derive(Debug, thiserror::Error)]

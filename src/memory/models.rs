@@ -467,7 +467,7 @@ fn lasting_track(
     let x = &cfg.extraction;
     let (g, name) = gate_file(
         x.one_off_gate.as_deref(),
-        (gate::ONE_OFF_GATE, "config/gate-one-off.json"),
+        (gate::ONE_OFF_GATE, "config/gate-one-off-contrasts.json"),
     )?;
     // It reads the pooling the preference gate is given, from the same embedder pass.
     if g.layer != first.layer {

@@ -35,9 +35,14 @@ pub const FORMAT: &str = "glovebox-offer v1";
 pub const DEFAULT_OFFER: &str = include_str!("../../config/offer.json");
 
 /// The lasting track's offer decision shipped in the binary (`config/offer-lasting-beside.json`,
-/// fitted with the lasting gate within what `config/offer.json` leaves of the bound on false
-/// offers; `extraction.lasting_offers`). `config/offer-lasting.json`, fitted alone, is the
-/// lasting configuration's (`config/glovebox-lasting.toml`).
+/// fitted with the one-off gate built in until stop 81, `config/gate-one-off.json`, within what
+/// `config/offer.json` leaves of the bound on false offers; `extraction.lasting_offers`). Since
+/// stop 81 it reads the built-in one-off gate taught by the schema's statements and their
+/// contrasts, a better reading of the same probability: refitted with that gate
+/// (`config/offer-lasting-contrasts.json`, the option `config/glovebox-contrasts.toml`) it leans
+/// less on the gate and leaves plain statements out ("Don't Stop Believin' is my favourite
+/// song."; docs/results.md, stop 81). `config/offer-lasting.json`, fitted alone, is the lasting
+/// configuration's (`config/glovebox-lasting.toml`).
 pub const ONE_OFF_OFFER: &str = include_str!("../../config/offer-lasting-beside.json");
 
 /// Number of features (see [`features`]).
