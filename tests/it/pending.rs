@@ -441,8 +441,9 @@ fn a_request_to_the_car_with_nothing_lasting_beside_it_is_held_pending() {
 
 /// A level read from a complaint about how things are now ("the fan is way too loud") is not
 /// recalled: held pending, or, where the one-off gate reads it as a remark on the moment, not
-/// stored at all (recalled at once before stop 54, held pending until stop 81); the same
-/// complaint said as a standing one ("always too bright for me at night") is recalled at once.
+/// stored at all (recalled at once before complaints were read, held pending until stop 81);
+/// the same complaint said as a standing one ("always too bright for me at night") is recalled
+/// at once.
 #[test]
 fn a_complaint_about_now_is_not_recalled() {
     let dir = tempdir().unwrap();
