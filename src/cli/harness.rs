@@ -203,8 +203,9 @@ pub enum EvalCommand {
         write: Option<PathBuf>,
     },
     /// What extraction sees in a conversation: per speaker and user sentence, the gate's
-    /// probability, the offer decision's, the one-off gate's and the best categories (why
-    /// something was, or was not, stored, and stored pending).
+    /// probability, the offer decision's, the one-off gate's, the lasting track's offer
+    /// decision's and the best categories (why something was, or was not, stored, and stored
+    /// pending).
     Explain {
         /// A conversation file, as `remember` takes it.
         #[arg(
@@ -446,7 +447,7 @@ fn eval_carmem(
 }
 
 /// `eval explain`: per speaker and user sentence of one conversation (or of every case of a
-/// cases file), the gates' probabilities, the offer decision's and the best categories.
+/// cases file), the gates' probabilities, both tracks' offer decisions' and the best categories.
 fn explain(
     cfg: Config,
     (conversation, cases): (Option<&Path>, Option<&Path>),
@@ -479,7 +480,7 @@ fn explain(
                     "speaker": part.speaker.as_str(), "sentence": s.sentence,
                     "gate": s.gate, "passes": s.passes, "offer": s.offer, "best": best,
                     "condition": s.condition, "lasting": s.lasting, "beside": s.beside,
-                    "refusal": s.refusal,
+                    "lasting_offer": s.lasting_offer, "refusal": s.refusal,
                 });
                 if let Some(id) = id {
                     line["case"] = serde_json::json!(id);

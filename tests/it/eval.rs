@@ -239,6 +239,10 @@ fn eval_explain_shows_gate_offer_one_off_gate_refusal_and_best_categories_per_se
             .as_f64()
             .expect("the refusal model's probability");
         assert!((0.0..=1.0).contains(&refusal), "{l}");
+        // The lasting track's offer decision, where its gate passes the sentence.
+        if let Some(p) = l["lasting_offer"].as_f64() {
+            assert!((0.0..=1.0).contains(&p) && lasting >= 0.5, "{l}");
+        }
     }
     // Under the vehicle configuration, whose gate reads no layer, the refusal model (which
     // reads layer 3) is read from an embedder pass of its own.
@@ -255,6 +259,11 @@ fn eval_explain_shows_gate_offer_one_off_gate_refusal_and_best_categories_per_se
             .as_f64()
             .expect("the refusal model's probability");
         assert!((0.0..=1.0).contains(&refusal), "{l}");
+        // It has no lasting track.
+        assert!(
+            l["lasting"].is_null() && l["lasting_offer"].is_null(),
+            "{l}"
+        );
     }
     let stated = lines
         .iter()
@@ -262,6 +271,7 @@ fn eval_explain_shows_gate_offer_one_off_gate_refusal_and_best_categories_per_se
         .expect("the preference sentence");
     assert!(stated["passes"].as_bool().unwrap(), "{stated}");
     assert_eq!(stated["best"][0][0], "preferred_temperature", "{stated}");
+    assert!(stated["lasting_offer"].is_number(), "{stated}");
 }
 
 /// A KVRET-shaped file in `dir` of one dialogue per `(intent, driver utterance)`, each answered

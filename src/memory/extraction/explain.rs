@@ -27,6 +27,10 @@ pub struct SentenceView {
     /// For a statement that opens with a request to the car, the one-off gate's probability
     /// of what it says beside its requests (below its threshold, held pending too).
     pub beside: Option<f32>,
+    /// The lasting track's offer decision's probability that it states a preference of its
+    /// best category (`extraction.lasting_offers`; read beside the strongest sentence either
+    /// track passes): `None` when the one-off gate does not pass it or the track does not offer.
+    pub lasting_offer: Option<f32>,
     /// The refusal model's probability that it turns down what it names
     /// (`memory::extraction::refusal`): `None` when `extraction.refuse_by_model` is off.
     pub refusal: Option<f32>,
@@ -51,6 +55,8 @@ impl Models {
             self.read_embedded(conversation, (&sentences, &vecs, &taps), exclude)?;
         let lasting = self.read_lasting((&sentences, &vecs, &taps))?;
         let conv_top = extract::strongest(&scores, &passes);
+        let either_top =
+            extract::strongest(&scores, &super::lasting::either(&passes, lasting.as_ref()));
         let refusal = match self.refusal.as_ref() {
             Some(m) => Some(
                 (0..sentences.len())
@@ -68,6 +74,16 @@ impl Models {
                     offer::features(&self.schema, &row, gate, conv_top, &sentence)
                         .map(|f| m.probability(&f))
                 });
+                let lasting_offer = self
+                    .lasting
+                    .as_ref()
+                    .and_then(|t| t.offer.as_ref())
+                    .zip(lasting.as_ref())
+                    .filter(|(_, l)| l.passes[i])
+                    .and_then(|(m, l)| {
+                        offer::features(&self.schema, &row, l.gate[i], either_top, &sentence)
+                            .map(|f| m.probability(&f))
+                    });
                 let mut best: Vec<(crate::schema::DetailId, f32)> = row
                     .iter()
                     .enumerate()
@@ -83,6 +99,7 @@ impl Models {
                     offer,
                     lasting: lasting.as_ref().map(|l| l.gate[i]),
                     beside: lasting.as_ref().and_then(|l| l.beside[i]),
+                    lasting_offer,
                     refusal: refusal.as_ref().map(|r| r[i]),
                     sentence,
                 }
