@@ -70,20 +70,23 @@ impl Models {
             .zip(gates.into_iter().zip(passes).zip(scores))
             .enumerate()
             .map(|(i, (sentence, ((gate, passes), row)))| {
-                let offer = self.offer.as_ref().filter(|_| passes).and_then(|m| {
-                    offer::features(&self.schema, &row, gate, conv_top, &sentence)
+                // An offer decision's probability, read with a track's gate and bar.
+                let read = |m: &offer::OfferModel, gate: f32, top: f32| {
+                    offer::features(&self.schema, &row, gate, top, &sentence)
                         .map(|f| m.probability(&f))
-                });
+                };
+                let offer = self
+                    .offer
+                    .as_ref()
+                    .filter(|_| passes)
+                    .and_then(|m| read(m, gate, conv_top));
                 let lasting_offer = self
                     .lasting
                     .as_ref()
                     .and_then(|t| t.offer.as_ref())
                     .zip(lasting.as_ref())
                     .filter(|(_, l)| l.passes[i])
-                    .and_then(|(m, l)| {
-                        offer::features(&self.schema, &row, l.gate[i], either_top, &sentence)
-                            .map(|f| m.probability(&f))
-                    });
+                    .and_then(|(m, l)| read(m, l.gate[i], either_top));
                 let mut best: Vec<(crate::schema::DetailId, f32)> = row
                     .iter()
                     .enumerate()
