@@ -72,6 +72,15 @@ pub fn shipped_config(name: &str) -> Config {
     c
 }
 
+/// A conversation of `(role, text)` turns.
+pub fn conv(turns: &[(&str, &str)]) -> Conversation {
+    let v: Vec<serde_json::Value> = turns
+        .iter()
+        .map(|(role, text)| serde_json::json!({"role": role, "text": text}))
+        .collect();
+    Conversation::from_value(&serde_json::Value::Array(v)).unwrap()
+}
+
 pub fn open(dir: &Path) -> Memory {
     Memory::open(dir, config()).expect("memory opens")
 }

@@ -11,16 +11,7 @@ use glovebox::memory::Memory;
 use glovebox::pref::Status;
 use tempfile::tempdir;
 
-use crate::common::{config, key_values, user};
-
-/// One driver's sentence answered by the assistant.
-fn said_to(text: &str, reply: &str) -> Conversation {
-    let turns = serde_json::json!([
-        {"role": "user", "text": text},
-        {"role": "assistant", "text": reply}
-    ]);
-    Conversation::from_value(&turns).unwrap()
-}
+use crate::common::{config, conv, key_values, shipped_config, user};
 
 #[test]
 fn a_preference_in_everyday_words_is_placed_by_the_schemas_example_statements() {
@@ -68,7 +59,9 @@ fn a_story_someone_elses_habit_or_a_request_for_someone_else_is_not_recalled() {
         "We parked in the multi-storey at the airport and it cost a fortune.",
         "Play something by Adele for Mum, it's her birthday.",
     ] {
-        let out = m.remember(&u, &said_to(said, "Okay.")).unwrap();
+        let out = m
+            .remember(&u, &conv(&[("user", said), ("assistant", "Okay.")]))
+            .unwrap();
         assert!(
             out.iter().all(|o| o.preference.status == Status::Pending),
             "{said} stored {:?} active",
@@ -91,7 +84,9 @@ fn a_story_someone_elses_habit_or_a_request_for_someone_else_is_not_recalled() {
             "Jazz FM",
         ),
     ] {
-        let out = m.remember(&u, &said_to(said, "Noted.")).unwrap();
+        let out = m
+            .remember(&u, &conv(&[("user", said), ("assistant", "Noted.")]))
+            .unwrap();
         assert_eq!(
             key_values(&m, &out),
             [(key.to_string(), value.to_string())],
@@ -118,7 +113,7 @@ fn every_shipped_configuration_opens() {
     assert!(names.len() >= 4, "{names:?}");
     for name in names {
         let dir = tempdir().unwrap();
-        if let Err(e) = Memory::open(dir.path(), crate::common::shipped_config(&name)) {
+        if let Err(e) = Memory::open(dir.path(), shipped_config(&name)) {
             panic!("config/{name} does not open: {e}");
         }
     }

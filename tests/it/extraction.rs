@@ -6,7 +6,7 @@ use glovebox::conversation::Conversation;
 use glovebox::memory::{Memory, Outcome};
 use tempfile::tempdir;
 
-use crate::common::{config, glovebox, json_output, key_values, open, shipped_config, user};
+use crate::common::{config, conv, glovebox, json_output, key_values, open, shipped_config, user};
 
 /// The values stored in the category `key` among a remember's outcomes.
 fn values_of(m: &Memory, out: &[Outcome], key: &str) -> Vec<String> {
@@ -15,14 +15,6 @@ fn values_of(m: &Memory, out: &[Outcome], key: &str) -> Vec<String> {
         .filter(|o| o.preference.detail == d)
         .map(|o| o.preference.attribute.clone())
         .collect()
-}
-
-fn conv(turns: &[(&str, &str)]) -> Conversation {
-    let v: Vec<serde_json::Value> = turns
-        .iter()
-        .map(|(role, text)| serde_json::json!({"role": role, "text": text}))
-        .collect();
-    Conversation::from_value(&serde_json::Value::Array(v)).unwrap()
 }
 
 #[test]

@@ -9,7 +9,7 @@ use glovebox::pref::{Millis, Operation, Status};
 use glovebox::schema::Schema;
 use tempfile::tempdir;
 
-use crate::common::{config, fixture, shipped_config, user};
+use crate::common::{config, conv, fixture, shipped_config, user};
 
 /// Every extraction of the fixtures is below 1.0, so `confirm_below = 1.0` makes them pending.
 fn confirming(dir: &Path) -> Memory {
@@ -27,12 +27,8 @@ fn holding(dir: &Path) -> Memory {
 
 /// What one driver's one sentence, answered "Done.", remembers.
 fn remembered(m: &Memory, who: &str, text: &str) -> Vec<glovebox::memory::Outcome> {
-    let conv = Conversation::from_value(&serde_json::json!({"turns": [
-        {"role": "user", "text": text},
-        {"role": "assistant", "text": "Done."},
-    ]}))
-    .unwrap();
-    m.remember(&user(who), &conv).unwrap()
+    m.remember(&user(who), &conv(&[("user", text), ("assistant", "Done.")]))
+        .unwrap()
 }
 
 /// What one driver's one sentence, answered "Done.", stores: its one preference's value and
