@@ -7,11 +7,13 @@
 
 pub mod idiom;
 mod named;
+mod scope;
 mod stance;
 
 use crate::schema::{DetailId, Schema};
 // Every value that a sentence names, and the refusals they are read with (`named.rs`).
 pub use named::*;
+pub use scope::{turns_down, turns_down_name};
 pub use stance::stance_turned_down;
 
 /// Words and phrases (lower case, whole words) by which a user turns a preference down, switches
@@ -110,86 +112,6 @@ const WEAK_WORDS: &[&str] = &[
     "the", "a", "an", "of", "to", "is", "for", "and", "or", "in", "on", "with",
 ];
 
-/// Whether the sentence turns this value down: a negation cue ([`negates`]) in the same clause
-/// at most [`SCOPE`] words before one of the value's words, or `anymore` after it ("not jazz",
-/// "I'm not a fan of jazz", "no more jazz", "jazz, not anymore"). A cue elsewhere in the sentence
-/// ("even if it's longer, to avoid traffic", "the shortest time no matter what") does not turn
-/// the value down.
-pub fn turns_down(sentence: &str, value: &str) -> bool {
-    refused(sentence, value, false)
-}
-
-/// [`turns_down`] for a name the user said: only where the whole name is said ("the High Court
-/// instead of the District Court" turns down the District Court, not the High Court, whose
-/// "court" is said again after "instead").
-pub fn turns_down_name(sentence: &str, name: &str) -> bool {
-    refused(sentence, name, true)
-}
-
-fn refused(sentence: &str, value: &str, whole: bool) -> bool {
-    let wanted: Vec<String> = stems(value)
-        .into_iter()
-        .filter(|w| !WEAK_WORDS.contains(&w.as_str()))
-        .collect();
-    if wanted.is_empty() {
-        return false;
-    }
-    let lower = anything_but(&without_answer_no(&idiom::as_read(sentence)));
-    for part in idiom::clauses(&lower) {
-        let part = &part[..];
-        let stemmed: Vec<String> = part.iter().map(|w| stems(w).join(" ")).collect();
-        for (j, w) in stemmed.iter().enumerate() {
-            let here = match whole {
-                // The name's words in a row from here, its weak words ("of") skipped.
-                true => {
-                    let run: Vec<&String> = stemmed[j..]
-                        .iter()
-                        .filter(|x| !WEAK_WORDS.contains(&x.as_str()))
-                        .take(wanted.len())
-                        .collect();
-                    run.len() == wanted.len() && run.iter().zip(&wanted).all(|(a, b)| *a == b)
-                }
-                false => wanted.contains(w),
-            };
-            if !here {
-                continue;
-            }
-            let end = if whole {
-                (j + wanted.len()).min(part.len())
-            } else {
-                j + 1
-            };
-            let before = &part[j.saturating_sub(SCOPE)..j];
-            // "switch to outside", "drop it to 82": the value is where the change goes,
-            // not what is turned down ("switch from jazz" still is).
-            let before: Vec<&str> = before
-                .iter()
-                .enumerate()
-                .filter(|(k, w)| {
-                    let next = before.get(k + 1..).unwrap_or_default();
-                    let noun = *k > 0 && DETERMINERS.contains(&before[k - 1]);
-                    // "Instead, play jazz" chooses jazz; "instead of jazz" turns it down.
-                    // "No other genre, just jazz" turns down the others.
-                    let instead = **w == "instead" && next.first() != Some(&"of");
-                    let others = NONE_CUES.contains(w)
-                        && next.first().is_some_and(|x| matches!(*x, "other" | "else"));
-                    let toward = TOWARD_CUES.contains(w) && next.contains(&"to");
-                    let visit = STOP_CUES.contains(w)
-                        && (noun || next.first().is_some_and(|x| VISITS.contains(x)));
-                    // "I don't mind jazz" accepts it.
-                    let accepts = next.first() == Some(&"mind");
-                    !(instead || others || toward || visit || accepts)
-                })
-                .map(|(_, w)| *w)
-                .collect();
-            if negates(&before.join(" ")) || negates_after(&part[end..]) {
-                return true;
-            }
-        }
-    }
-    false
-}
-
 /// Whether every word of a value (beside [`WEAK_WORDS`]) is a word of its category's own name,
 /// description or subcategory name, or of the name of a category beside it in its subcategory:
 /// "gas station" of Preferred Gas Station, "news" of General News Source, "temperature" of
@@ -237,100 +159,6 @@ pub fn turns_down_value(schema: &Schema, detail: DetailId, sentence: &str, value
         false => turns_down(sentence, &distinct.join(" ")),
     }
 }
-
-/// A sentence (folded) whose "anything but X" leaves X out reads "anything except X": that
-/// "but" ends no clause. Not after a negation in its clause: "I never listen to anything but
-/// Spotify" says only Spotify.
-fn anything_but(lower: &str) -> String {
-    let mut out = String::with_capacity(lower.len());
-    let mut rest = lower;
-    // Where the next phrase starts, and the length of its word before "but ".
-    while let Some((i, head)) = ["anything but ", "everything but "]
-        .iter()
-        .filter_map(|p| rest.find(p).map(|i| (i, p.len() - "but ".len())))
-        .min()
-    {
-        let clause = rest[..i]
-            .rsplit([',', '.', ';', ':', '!', '?'])
-            .next()
-            .unwrap_or("");
-        out.push_str(&rest[..i + head]);
-        out.push_str(if negates(clause) { "but " } else { "except " });
-        rest = &rest[i + head + "but ".len()..];
-    }
-    out.push_str(rest);
-    out
-}
-
-/// Negation cues that refuse the others when "other" or "else" follows them.
-const NONE_CUES: &[&str] = &["no", "nothing", "none", "nobody"];
-
-/// A sentence (folded) without the answer "No" it opens with before a clause of its own ("No
-/// that's perfect, just keep it medium" turns nothing down; "No jazz" does).
-fn without_answer_no(lower: &str) -> String {
-    let mut it = lower.splitn(3, ' ');
-    let (first, second) = (it.next().unwrap_or(""), it.next().unwrap_or(""));
-    if matches!(first, "no" | "nope" | "nah") && ANSWER_OPENERS.contains(&second) {
-        lower[first.len()..].to_string()
-    } else {
-        lower.to_string()
-    }
-}
-
-/// Words that begin a clause of its own after an answer.
-const ANSWER_OPENERS: &[&str] = &[
-    "that's", "that", "it's", "it", "i", "i'm", "i'd", "i've", "just", "thanks", "thank", "we",
-    "we're", "you", "actually", "sorry", "wait",
-];
-
-/// Negation cues that name a visit rather than a refusal when [`VISITS`] follows them ("can
-/// we stop by a ZephyrFuel station?", "stop at the Shell").
-const STOP_CUES: &[&str] = &["stop", "stopped", "stopping"];
-
-/// Words after "stop" by which it names a place to go.
-const VISITS: &[&str] = &["by", "at", "off", "in", "over"];
-
-/// Words before "stop" by which it is a place on the way ("make the stop a Tesla
-/// Supercharger").
-const DETERMINERS: &[&str] = &[
-    "the", "a", "an", "this", "that", "next", "our", "my", "each", "every", "first", "last",
-];
-
-/// Negation cues that name a change rather than a refusal when "to" follows them before the
-/// value ("switch to outside", "switch the ambient lights to pink").
-const TOWARD_CUES: &[&str] = &["switch", "switched", "switching", "drop", "stop"];
-
-/// `anymore` after a value in its clause, a complaint that it is too much of something
-/// ("green is too dark for me", "blue's too cold"), that it is not the user's ("jazz isn't
-/// for me", "country is not really my thing", "it doesn't do it for me") or "never again".
-fn negates_after(words: &[&str]) -> bool {
-    let not_mine = |rest: &[&str]| {
-        let rest: Vec<&str> = rest
-            .iter()
-            .copied()
-            .filter(|w| !HEDGES.contains(w))
-            .collect();
-        matches!(rest.as_slice(), ["for", "me", ..] | ["my", ..])
-    };
-    words.contains(&"anymore")
-        || matches!(
-            words,
-            ["is" | "was" | "feels" | "looks" | "seems", "too", ..]
-                | ["too", ..]
-                | ["never", "again", ..]
-                | ["doesn't" | "does", "nothing", "for", "me", ..]
-                | ["doesn't" | "don't", "do", "it", "for", "me", ..]
-        )
-        // The refusal may follow the value's own noun ("country music isn't for me").
-        || (0..words.len().min(3)).any(|k| match &words[k..] {
-            ["isn't" | "aren't" | "wasn't" | "ain't", rest @ ..] => not_mine(rest),
-            ["is" | "are" | "was", "not" | "never", rest @ ..] => not_mine(rest),
-            _ => false,
-        })
-}
-
-/// Words that soften what follows without changing it ("not really for me").
-const HEDGES: &[&str] = &["really", "quite", "exactly", "just", "ever", "much"];
 
 /// Words and phrases by which a user says a thing does not matter to them.
 const SHRUG_CUES: &[&str] = &[
