@@ -59,7 +59,8 @@ fn refused(sentence: &str, value: &str, whole: bool) -> bool {
             } else {
                 j + 1
             };
-            let before = &part[j.saturating_sub(SCOPE)..j];
+            let start = j.saturating_sub(SCOPE);
+            let before = &part[start..j];
             // "switch to outside", "drop it to 82": the value is where the change goes,
             // not what is turned down ("switch from jazz" still is).
             let before: Vec<&str> = before
@@ -82,7 +83,13 @@ fn refused(sentence: &str, value: &str, whole: bool) -> bool {
                         && (noun || is || next.first().is_some_and(|x| VISITS.contains(x)));
                     // "I don't mind jazz" accepts it.
                     let accepts = next.first() == Some(&"mind");
-                    !(instead || others || toward || visit || accepts)
+                    // "set it to 20 no 21": a number corrected, the one after it not refused.
+                    let at = start + k;
+                    let repair = **w == "no"
+                        && at > 0
+                        && number(part[at - 1])
+                        && part.get(at + 1).is_some_and(|x| number(x));
+                    !(instead || others || toward || visit || accepts || repair)
                 })
                 .map(|(_, w)| *w)
                 .collect();
@@ -93,8 +100,12 @@ fn refused(sentence: &str, value: &str, whole: bool) -> bool {
                 .into_iter()
                 .chain(part[end..].iter().copied())
                 .collect();
+            // The number corrected is the one turned down.
+            let corrected =
+                number(part[j]) && matches!(after.as_slice(), ["no", n, ..] if number(n));
             if negates(&before.join(" "))
                 || negates_after(&after)
+                || corrected
                 || refused_after(part, &wanted, &clauses[c + 1..])
             {
                 return true;
@@ -272,6 +283,11 @@ const REFUSALS: &[&str] = &[
     "it",
     "just",
 ];
+
+/// Whether a word is a number in digits.
+fn number(w: &str) -> bool {
+    !w.is_empty() && w.chars().all(|c| c.is_ascii_digit())
+}
 
 /// A text (folded) with the "'s" of its words taken off ("mcdonald's" → "mcdonald").
 fn unpossessed(text: &str) -> String {

@@ -331,3 +331,15 @@ fn a_value_said_alone_is_turned_down_by_a_clause_that_only_refuses_it() {
         assert!(!turns_down(s, v), "{s}");
     }
 }
+
+#[test]
+fn a_number_corrected_is_turned_down_and_its_correction_is_not() {
+    let s = "set the um the temperature to 20 no 21 sorry 21 that's what I always have";
+    assert!(turns_down(s, "20 degree Celcius"));
+    assert!(!turns_down(s, "21 degree Celcius"));
+    let s = "set it to uh 18 no 19 19 is what I like";
+    assert!(turns_down(s, "18"));
+    assert!(!turns_down(s, "19"));
+    // A refusal of a number stays one.
+    assert!(turns_down("No 25, it's far too hot.", "25"));
+}
