@@ -209,8 +209,9 @@ fn negates_after(words: &[&str]) -> bool {
                 | ["is" | "are" | "was", "a", "hard" | "firm" | "big", "no"]
                 | ["is" | "are" | "was", "a", "hard" | "firm" | "big", "no", "from" | "for", ..]
         )
-        // "Sweet Caroline is the one song I can't stand" (praise is read as such before).
-        || matches!(words, ["is" | "are", "the", "one" | "only", rest @ ..] if negates(&rest.join(" ")))
+        // "Sweet Caroline is the one song I can't stand"; not "the only station I have on,
+        // nothing else", whose negation is of the others.
+        || matches!(words, ["is" | "are", "the", "one", rest @ ..] if super::says_any(rest, DISLIKES))
         // The refusal may follow the value's own noun ("country music isn't for me").
         || (0..words.len().min(3)).any(|k| match &words[k..] {
             ["isn't" | "aren't" | "wasn't" | "ain't", rest @ ..] => not_mine(rest),
@@ -282,6 +283,18 @@ const REFUSALS: &[&str] = &[
     "forget",
     "it",
     "just",
+];
+
+/// What a driver says of the one thing they dislike ("the one song I can't stand").
+const DISLIKES: &[&str] = &[
+    "can't stand",
+    "cannot stand",
+    "can't bear",
+    "hate",
+    "avoid",
+    "switch off",
+    "turn off",
+    "skip",
 ];
 
 /// Whether a word is a number in digits.

@@ -301,6 +301,10 @@ fn a_value_said_alone_is_turned_down_by_a_clause_that_only_refuses_it() {
             "Sweet Caroline is the one song I can't stand.",
             "Sweet Caroline",
         ),
+        (
+            "Capital FM is the one station I switch off the second it comes on.",
+            "Capital FM",
+        ),
         ("Ed Sheeran has never done it for me.", "Ed Sheeran"),
         ("The Electrify America one, forget it.", "Electrify America"),
         ("Spotify? Hard pass.", "Spotify"),
@@ -327,6 +331,11 @@ fn a_value_said_alone_is_turned_down_by_a_clause_that_only_refuses_it() {
             "Radio 2 is the only station I never get tired of.",
             "Radio 2",
         ),
+        (
+            "Radio 2 is the only station I have on, nothing else.",
+            "Radio 2",
+        ),
+        ("Shell is the one station I always stop at.", "Shell"),
     ] {
         assert!(!turns_down(s, v), "{s}");
     }
