@@ -384,6 +384,16 @@ pub fn stems(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// A word without the "'s" it ends with (plain or typographic apostrophe), if it has one.
+pub fn without_s(w: &str) -> Option<&str> {
+    w.strip_suffix("'s").or_else(|| w.strip_suffix("\u{2019}s"))
+}
+
+/// Whether a word is a number in digits.
+pub fn number(w: &str) -> bool {
+    !w.is_empty() && w.chars().all(|c| c.is_ascii_digit())
+}
+
 /// Whether `text` holds `value`'s words in a row, case folded ("white" in "needs to be White.",
 /// not in "whiteboard").
 pub fn says_words(text: &str, value: &str) -> bool {

@@ -261,11 +261,6 @@ pub(super) fn value_word(w: &str) -> &str {
     w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '&' || c == '+'))
 }
 
-/// A word without the "'s" it ends with (plain or typographic apostrophe), if it has one.
-pub(super) fn without_s(w: &str) -> Option<&str> {
-    w.strip_suffix("'s").or_else(|| w.strip_suffix("\u{2019}s"))
-}
-
 /// The [`spans`] whose word before (none at the sentence's start) `starts` accepts.
 fn spans_where(sentence: &str, starts: impl Fn(Option<&str>) -> bool) -> Vec<String> {
     let raw: Vec<&str> = sentence.split_whitespace().collect();
@@ -276,7 +271,7 @@ fn spans_where(sentence: &str, starts: impl Fn(Option<&str>) -> bool) -> Vec<Str
         if raw[i].ends_with(|c: char| c.is_alphanumeric())
             && PREDICATE_STARTS.contains(&next.as_str())
         {
-            if let Some(stem) = without_s(words[i]) {
+            if let Some(stem) = values::without_s(words[i]) {
                 words[i] = stem;
             }
         }
@@ -356,7 +351,7 @@ fn sentence_name_spans(sentence: &str) -> Vec<String> {
         .unwrap_or("");
     // Its "'s" may be "is" (`spans_where`): "Low's how I like them" opens with "Low", "Thai's
     // genuinely my favourite" with "Thai's".
-    let stem = without_s(first).unwrap_or(first);
+    let stem = values::without_s(first).unwrap_or(first);
     let opens = |w: &str| w == first || w == stem;
     let mut out: Vec<String> = Vec::new();
     for clause in sentence.split([',', ';', ':', '(', ')', '"', '\u{2014}', '\u{2013}']) {

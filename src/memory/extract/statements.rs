@@ -51,7 +51,7 @@
 
 use super::spans::{article, value_word};
 use crate::conversation::{sentence_spans, Conversation, Role};
-use crate::memory::typed;
+use crate::memory::{typed, values};
 use crate::schema::{Detail, Schema, ValueKind};
 
 /// One integer setting per distinct range: enough to ask whether a sentence names a number
@@ -297,9 +297,8 @@ fn name_alone(sentence: &str, conversation: &Conversation) -> bool {
     let lead = usize::from(words.first().is_some_and(|w| article(&w.to_lowercase())));
     let name = &words[lead.min(words.len())..];
     let capital = |w: &&str| w.chars().next().is_some_and(char::is_uppercase);
-    let number = |w: &&str| !w.is_empty() && w.chars().all(|c| c.is_ascii_digit());
     (1..=4).contains(&name.len())
-        && name.iter().all(|w| capital(w) || number(w))
+        && name.iter().all(|w| capital(w) || values::number(w))
         && name
             .iter()
             .enumerate()

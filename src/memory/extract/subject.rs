@@ -286,7 +286,7 @@ pub fn about_someone_else(sentence: &str) -> bool {
     // "Sam's allergic to nuts": a name and "'s", then what only a person is.
     if let Some(first) = raw.get(i) {
         let t = first.trim_end_matches(|c: char| !c.is_alphanumeric());
-        let name = super::spans::without_s(t);
+        let name = crate::memory::values::without_s(t);
         let named = name.is_some_and(person_name);
         if named && is_a_person_state(&words[i + 1..]) {
             return true;

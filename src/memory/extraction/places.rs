@@ -14,7 +14,7 @@
 //! [`Gazetteer::is_place`]: crate::gazetteer::Gazetteer::is_place
 
 use super::super::extract::{self, Extracted, Statements};
-use super::super::values::NOT;
+use super::super::values::{self, NOT};
 use super::super::{MemoryError, Models};
 use crate::conversation::Conversation;
 use crate::schema::DetailId;
@@ -78,10 +78,7 @@ impl<'a> Words<'a> {
         };
         for raw in text.split_whitespace() {
             let bare = raw.trim_matches(|c: char| !c.is_alphanumeric());
-            let bare = bare
-                .strip_suffix("'s")
-                .or_else(|| bare.strip_suffix("\u{2019}s"))
-                .unwrap_or(bare);
+            let bare = values::without_s(bare).unwrap_or(bare);
             if bare.is_empty() {
                 continue;
             }

@@ -3,7 +3,7 @@
 //! what follows it in its clause ("jazz isn't for me"), or by a clause of refusal said after a
 //! value said alone ("Pandora, absolutely not").
 
-use super::{idiom, negates, stems, SCOPE, WEAK_WORDS};
+use super::{idiom, negates, number, stems, without_s, SCOPE, WEAK_WORDS};
 
 /// Whether the sentence turns this value down: a negation cue ([`negates`]) in the same clause
 /// at most [`SCOPE`] words before one of the value's words, or `anymore` after it ("not jazz",
@@ -22,7 +22,10 @@ pub fn turns_down_name(sentence: &str, name: &str) -> bool {
 }
 
 fn refused(sentence: &str, value: &str, whole: bool) -> bool {
-    let wanted: Vec<String> = stems(&unpossessed(&super::folded(value)))
+    let value = super::folded(value);
+    // "Pink's not for me": an "'s" the value does not end with is an "is".
+    let owns_s = value.ends_with("'s");
+    let wanted: Vec<String> = stems(&unpossessed(&value))
         .into_iter()
         .filter(|w| !WEAK_WORDS.contains(&w.as_str()))
         .collect();
@@ -38,6 +41,7 @@ fn refused(sentence: &str, value: &str, whole: bool) -> bool {
             .iter()
             .map(|w| stems(&unpossessed(w)).join(" "))
             .collect();
+        let mut said = false;
         for (j, w) in stemmed.iter().enumerate() {
             let here = match whole {
                 // The name's words in a row from here, its weak words ("of") skipped.
@@ -54,6 +58,7 @@ fn refused(sentence: &str, value: &str, whole: bool) -> bool {
             if !here {
                 continue;
             }
+            said = true;
             let end = if whole {
                 (j + wanted.len()).min(part.len())
             } else {
@@ -93,8 +98,7 @@ fn refused(sentence: &str, value: &str, whole: bool) -> bool {
                 })
                 .map(|(_, w)| *w)
                 .collect();
-            // "Pink's not for me": the "'s" the value does not end with is an "is".
-            let is = part[end - 1].ends_with("'s") && !super::folded(value).ends_with("'s");
+            let is = part[end - 1].ends_with("'s") && !owns_s;
             let after: Vec<&str> = is
                 .then_some("is")
                 .into_iter()
@@ -103,13 +107,13 @@ fn refused(sentence: &str, value: &str, whole: bool) -> bool {
             // The number corrected is the one turned down.
             let corrected =
                 number(part[j]) && matches!(after.as_slice(), ["no", n, ..] if number(n));
-            if negates(&before.join(" "))
-                || negates_after(&after)
-                || corrected
-                || refused_after(part, &wanted, &clauses[c + 1..])
-            {
+            if negates(&before.join(" ")) || negates_after(&after) || corrected {
                 return true;
             }
+        }
+        // Said alone and refused in the clause after: read once per clause.
+        if said && refused_after(part, &wanted, &clauses[c + 1..]) {
+            return true;
         }
     }
     false
@@ -297,15 +301,10 @@ const DISLIKES: &[&str] = &[
     "skip",
 ];
 
-/// Whether a word is a number in digits.
-fn number(w: &str) -> bool {
-    !w.is_empty() && w.chars().all(|c| c.is_ascii_digit())
-}
-
 /// A text (folded) with the "'s" of its words taken off ("mcdonald's" → "mcdonald").
 fn unpossessed(text: &str) -> String {
     text.split(' ')
-        .map(|w| w.strip_suffix("'s").unwrap_or(w))
+        .map(|w| without_s(w).unwrap_or(w))
         .collect::<Vec<_>>()
         .join(" ")
 }
