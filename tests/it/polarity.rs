@@ -22,7 +22,8 @@ fn stored(m: &Memory, text: &str, key: &str) -> Vec<String> {
 
 #[test]
 fn a_refusal_no_cue_names_is_stored_turned_down_and_a_liked_value_stays_liked() {
-    let gone_off = "I've gone off Italian food lately, find me something different.";
+    // ("I've gone off Italian food" was the example here until the rule read "gone off".)
+    let gone_off = "Italian food has lost its appeal lately, find me something different.";
     let loved = "Jazz is what I play on every long drive, I love it.";
     let dir = tempdir().unwrap();
     let m = Memory::open(dir.path(), config()).unwrap();
@@ -31,8 +32,8 @@ fn a_refusal_no_cue_names_is_stored_turned_down_and_a_liked_value_stays_liked() 
         vec!["not Italian"]
     );
     assert_eq!(stored(&m, loved, "favorite_genres"), vec!["Jazz"]);
-    // Without the model the negation rule alone reads no cue in those words ("off" is none,
-    // "something different" comes after the value): Italian is stored as liked.
+    // Without the model the negation rule alone reads no cue in those words ("something
+    // different" comes after the value): Italian is stored as liked.
     let dir = tempdir().unwrap();
     let mut cfg = config();
     cfg.extraction.refuse_by_model = false;
@@ -246,6 +247,45 @@ fn a_name_with_an_apostrophe_s_or_a_value_refused_in_a_clause_of_its_own_is_stor
             "On a long drive I'd never pass up a Nando's.",
             "fast_food_preference",
             "Nando's",
+        ),
+    ] {
+        assert_eq!(stored(&m, text, key), vec![value], "{text}");
+    }
+}
+
+/// A value refused by the next clause pointing back to it ("keep it off", "I gave up on it"),
+/// one taken back by a speech repair ("no not this, put on ..."), and one put aside without a
+/// negation cue ("leave Kings of Leon out"), through the real models and store: the build
+/// before stored the first two and the fourth liked and the third turned down.
+#[test]
+fn a_value_pointed_back_to_put_aside_or_said_after_a_repair_is_stored_as_meant() {
+    let dir = tempdir().unwrap();
+    let m = Memory::open(dir.path(), config()).unwrap();
+    for (text, key, value) in [
+        (
+            "Coldplay puts me to sleep, keep it off.",
+            "favorite_artists_bands",
+            "not Coldplay",
+        ),
+        (
+            "Tidal, I gave up on it years ago, the app kept crashing.",
+            "preferred_music_streaming_service",
+            "not Tidal",
+        ),
+        (
+            "no not this put on abba theyre the band i have on every single drive",
+            "favorite_artists_bands",
+            "ABBA",
+        ),
+        (
+            "You can leave Kings of Leon out of the rotation for good.",
+            "favorite_artists_bands",
+            "not Kings of Leon",
+        ),
+        (
+            "Radiohead, I never get tired of them.",
+            "favorite_artists_bands",
+            "Radiohead",
         ),
     ] {
         assert_eq!(stored(&m, text, key), vec![value], "{text}");

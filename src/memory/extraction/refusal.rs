@@ -3,7 +3,7 @@
 //!
 //! The negation rule (`values::turns_down`) reads a cue in the value's clause: "not jazz", "no
 //! more jazz", "jazz isn't for me". A driver also turns a value down in words no cue list
-//! holds ("I've gone off Italian food lately, find me something different"); extraction then
+//! holds ("Italian food has lost its appeal lately, find me something different"); extraction then
 //! stored the value as liked. The refusal model reads the evidence sentence as the gate
 //! does (its embedding, the pooling after the gate's layer, its words: the embedder pass
 //! extraction already ran, when it reads the gate's layer) and

@@ -1,9 +1,14 @@
 //! Where a negation reaches: whether a sentence turns a value down ([`turns_down`]), by a cue
 //! in the value's clause before it ([`super::negates`], at most [`super::SCOPE`] words), by
-//! what follows it in its clause ("jazz isn't for me"), or by a clause of refusal said after a
-//! value said alone ("Pandora, absolutely not").
+//! what follows it in its clause ("jazz isn't for me"), by a clause of refusal said after a
+//! value said alone ("Pandora, absolutely not"), by words that put it aside without a cue or
+//! point back to it from the next clause ([`aside`]). A speech repair ("no wait, I mean
+//! Heart") ends what the refusal before it reaches.
+
+mod aside;
 
 use super::{idiom, negates, number, stems, without_s, SCOPE, WEAK_WORDS};
+use aside::{put_aside, refused_back};
 
 /// Whether the sentence turns this value down: a negation cue ([`negates`]) in the same clause
 /// at most [`SCOPE`] words before one of the value's words, or `anymore` after it ("not jazz",
@@ -64,7 +69,7 @@ fn refused(sentence: &str, value: &str, whole: bool) -> bool {
             } else {
                 j + 1
             };
-            let start = j.saturating_sub(SCOPE);
+            let start = repaired(part, j.saturating_sub(SCOPE), j);
             let before = &part[start..j];
             // "switch to outside", "drop it to 82": the value is where the change goes,
             // not what is turned down ("switch from jazz" still is).
@@ -107,12 +112,25 @@ fn refused(sentence: &str, value: &str, whole: bool) -> bool {
             // The number corrected is the one turned down.
             let corrected =
                 number(part[j]) && matches!(after.as_slice(), ["no", n, ..] if number(n));
-            if negates(&before.join(" ")) || negates_after(&after) || corrected {
+            // The words after the whole value ("leave Kings of Leon out").
+            let past: Vec<&str> = after
+                .iter()
+                .copied()
+                .skip_while(|w| {
+                    WEAK_WORDS.contains(w)
+                        || stems(&unpossessed(w)).iter().all(|s| wanted.contains(s))
+                })
+                .collect();
+            let aside = put_aside(&before, &past);
+            if negates(&before.join(" ")) || negates_after(&after) || corrected || aside {
                 return true;
             }
         }
-        // Said alone and refused in the clause after: read once per clause.
-        if said && refused_after(part, &wanted, &clauses[c + 1..]) {
+        // Said alone and refused in the clause after, or pointed back to and refused there:
+        // read once per clause.
+        if said
+            && (refused_after(part, &wanted, &clauses[c + 1..]) || refused_back(&clauses[c + 1..]))
+        {
             return true;
         }
     }
@@ -142,6 +160,29 @@ fn anything_but(lower: &str) -> String {
     out.push_str(rest);
     out
 }
+
+/// Where the words that may turn down the value at `j` begin, from `start`: after the last
+/// repair between them, which says the value instead of what was refused before it ("put on
+/// capital no wait sorry i mean heart", "nah not this put on fleetwood mac": a refusal of
+/// "this" before a new request).
+fn repaired(part: &[&str], start: usize, j: usize) -> usize {
+    (start..j)
+        .rev()
+        .find(|&k| {
+            let next = part.get(k + 1).copied();
+            REPAIRS.contains(&part[k])
+                || (part[k] == "mean" && k > 0 && part[k - 1] == "i")
+                || (matches!(part[k], "this" | "that")
+                    && next.is_some_and(|n| REQUESTS.contains(&n)))
+        })
+        .map_or(start, |k| k + 1)
+}
+
+/// Words by which a speaker takes back what they just said and says it again.
+const REPAIRS: &[&str] = &["wait", "sorry", "scratch", "correction"];
+
+/// Verbs that open a new request after a refusal of "this" or "that".
+const REQUESTS: &[&str] = &["put", "play", "give", "try", "switch", "change", "find"];
 
 /// Negation cues that refuse the others when "other" or "else" follows them.
 const NONE_CUES: &[&str] = &["no", "nothing", "none", "nobody"];
@@ -190,6 +231,12 @@ fn negates_after(words: &[&str]) -> bool {
         .copied()
         .filter(|w| !HEDGES.contains(w))
         .collect();
+    // "The Thai one's out": the value's "one" is the value.
+    let words = match words.as_slice() {
+        ["one's", rest @ ..] => ["is"].iter().chain(rest).copied().collect(),
+        ["one", rest @ ..] => rest.to_vec(),
+        _ => words,
+    };
     let words = words.as_slice();
     let not_mine = |rest: &[&str]| {
         let rest: Vec<&str> = rest
@@ -212,6 +259,12 @@ fn negates_after(words: &[&str]) -> bool {
                 | ["is" | "are" | "was", "a", "no", "from" | "for", ..]
                 | ["is" | "are" | "was", "a", "hard" | "firm" | "big", "no"]
                 | ["is" | "are" | "was", "a", "hard" | "firm" | "big", "no", "from" | "for", ..]
+                | ["is" | "are", "off", "the", "table" | "list" | "menu", ..]
+                | ["is" | "are", "dead", "to", "me" | "us", ..]
+                | ["can", "do", "one", ..]
+                | ["is" | "are" | "was", "out"]
+                | ["is" | "are", "out", "for", "me", ..]
+                | ["and", "i" | "me", "are" | "were", "done" | "finished" | "over" | "through", ..]
         )
         // "Sweet Caroline is the one song I can't stand"; not "the only station I have on,
         // nothing else", whose negation is of the others.

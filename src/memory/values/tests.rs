@@ -352,3 +352,121 @@ fn a_number_corrected_is_turned_down_and_its_correction_is_not() {
     // A refusal of a number stays one.
     assert!(turns_down("No 25, it's far too hot.", "25"));
 }
+
+#[test]
+fn a_value_said_after_a_repair_is_not_turned_down_by_what_the_repair_took_back() {
+    let s = "put on capital no wait sorry i mean heart yeah hearts the one i always have on";
+    assert!(!turns_down(s, "Heart"));
+    let s = "nah not this put on fleetwood mac theyre my all time favourite band";
+    assert!(!turns_down(s, "Fleetwood Mac"));
+    assert!(!turns_down(
+        "I can't wait to hear some jazz tonight",
+        "jazz"
+    ));
+    // A refusal with nothing taken back stays one.
+    assert!(turns_down(
+        "nah don't put on fleetwood mac",
+        "Fleetwood Mac"
+    ));
+    assert!(turns_down("sorry but no country music", "country"));
+    assert!(turns_down("not that, never play nickelback", "Nickelback"));
+}
+
+#[test]
+fn a_value_pointed_back_to_and_refused_in_the_next_clause_is_turned_down() {
+    for (s, v) in [
+        (
+            "Purple lights in the cabin make me feel sick, I never want them.",
+            "Purple",
+        ),
+        (
+            "Coldplay puts me to sleep, don't ever put them on for me again.",
+            "Coldplay",
+        ),
+        ("Taco Bell? Never take me there.", "Taco Bell"),
+        (
+            "Tidal crashed on me twice, I don't trust it anymore.",
+            "Tidal",
+        ),
+        ("Jazz in the morning, no, I don't want it at all.", "jazz"),
+        (
+            "Red light at night gives me a headache, I want none of it.",
+            "Red",
+        ),
+        ("Coldplay puts me to sleep, keep it off.", "Coldplay"),
+        (
+            "Tidal, I gave up on it years ago, the app kept crashing.",
+            "Tidal",
+        ),
+        (
+            "Taco Bell made me ill once, I'm done with it for good.",
+            "Taco Bell",
+        ),
+    ] {
+        assert!(turns_down(s, v), "{s}");
+    }
+    for (s, v) in [
+        (
+            "Put on Coldplay, I don't want it too loud though.",
+            "Coldplay",
+        ),
+        ("Heart FM, don't change it.", "Heart FM"),
+        ("Radiohead, I never get tired of them.", "Radiohead"),
+        ("Blue is fine, it doesn't bother me.", "Blue"),
+        (
+            "Tesla Supercharger, I don't need it today.",
+            "Tesla Supercharger",
+        ),
+        ("Play some jazz, I don't mind it.", "jazz"),
+        (
+            "Put on Coldplay, my daughter doesn't like them but tough.",
+            "Coldplay",
+        ),
+        (
+            "Put on Coldplay, my daughter doesn't like them.",
+            "Coldplay",
+        ),
+        ("Play Coldplay, my son is sick of it.", "Coldplay"),
+        (
+            "Heated seats on, keep it off my back though.",
+            "Heated seats",
+        ),
+        ("This Coldplay song, skip it now.", "Coldplay"),
+    ] {
+        assert!(!turns_down(s, v), "{s}");
+    }
+}
+
+#[test]
+fn a_value_put_aside_for_good_without_a_negation_is_turned_down() {
+    for (s, v) in [
+        (
+            "You can leave Kings of Leon out of it from now on.",
+            "Kings of Leon",
+        ),
+        ("Cross the Texaco off, I'm not going back.", "Texaco"),
+        ("Me and Oasis are finished.", "Oasis"),
+        ("Nickelback and I are done.", "Nickelback"),
+        ("I'm sick of Despacito.", "Despacito"),
+        ("I've gone off Thai food.", "Thai"),
+        ("Tesco's off the table for me.", "Tesco"),
+        ("Fox News is dead to me.", "Fox News"),
+        ("Lidl can do one.", "Lidl"),
+        ("The Thai one's out.", "Thai"),
+    ] {
+        assert!(turns_down(s, v), "{s}");
+    }
+    for (s, v) in [
+        ("I never get tired of Despacito.", "Despacito"),
+        ("Just the once, I'll be sick of it by Galway.", "Galway"),
+        ("Leave Heart on, it's my station.", "Heart"),
+        (
+            "Me and the kids are finished with the shopping, go to Tesco.",
+            "Tesco",
+        ),
+        ("The new Taylor Swift album is out.", "Taylor Swift"),
+        ("Tesco is out of the way today.", "Tesco"),
+    ] {
+        assert!(!turns_down(s, v), "{s}");
+    }
+}
