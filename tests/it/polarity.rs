@@ -20,6 +20,16 @@ fn stored(m: &Memory, text: &str, key: &str) -> Vec<String> {
         .collect()
 }
 
+/// Each one-sentence conversation (text, detail key, value) in one fresh memory stores exactly
+/// that value in that detail.
+fn each_stored_as<const N: usize>(cases: [(&str, &str, &str); N]) {
+    let dir = tempdir().unwrap();
+    let m = Memory::open(dir.path(), config()).unwrap();
+    for (text, key, value) in cases {
+        assert_eq!(stored(&m, text, key), vec![value], "{text}");
+    }
+}
+
 #[test]
 fn a_refusal_no_cue_names_is_stored_turned_down_and_a_liked_value_stays_liked() {
     // ("I've gone off Italian food" was the example here until the rule read "gone off".)
@@ -225,9 +235,7 @@ fn a_refusal_in_another_clause_or_a_need_said_by_two_negations_turns_nothing_dow
 /// not for me" liked (read off the blind sets' rows).
 #[test]
 fn a_name_with_an_apostrophe_s_or_a_value_refused_in_a_clause_of_its_own_is_stored_turned_down() {
-    let dir = tempdir().unwrap();
-    let m = Memory::open(dir.path(), config()).unwrap();
-    for (text, key, value) in [
+    each_stored_as([
         (
             "Honestly, I can't stand McDonald's, never take me there.",
             "fast_food_preference",
@@ -248,9 +256,7 @@ fn a_name_with_an_apostrophe_s_or_a_value_refused_in_a_clause_of_its_own_is_stor
             "fast_food_preference",
             "Nando's",
         ),
-    ] {
-        assert_eq!(stored(&m, text, key), vec![value], "{text}");
-    }
+    ]);
 }
 
 /// A value refused by the next clause pointing back to it ("keep it off", "I gave up on it"),
@@ -259,9 +265,7 @@ fn a_name_with_an_apostrophe_s_or_a_value_refused_in_a_clause_of_its_own_is_stor
 /// before stored the first two and the fourth liked and the third turned down.
 #[test]
 fn a_value_pointed_back_to_put_aside_or_said_after_a_repair_is_stored_as_meant() {
-    let dir = tempdir().unwrap();
-    let m = Memory::open(dir.path(), config()).unwrap();
-    for (text, key, value) in [
+    each_stored_as([
         (
             "Coldplay puts me to sleep, keep it off.",
             "favorite_artists_bands",
@@ -287,7 +291,5 @@ fn a_value_pointed_back_to_put_aside_or_said_after_a_repair_is_stored_as_meant()
             "favorite_artists_bands",
             "Radiohead",
         ),
-    ] {
-        assert_eq!(stored(&m, text, key), vec![value], "{text}");
-    }
+    ]);
 }
