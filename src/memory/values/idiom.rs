@@ -24,7 +24,8 @@ const PRAISE: &[&str] = &[
     "can't say no to", "can't resist", "never miss", "no one does", "nobody does",
     "nothing like", "never pass up", "can't pass up", "couldn't pass up", "wouldn't pass up",
     "won't pass up", "never passes up", "can't drive past", "never drive past",
-    "can't walk past", "never walk past",
+    "can't walk past", "never walk past", "never switch from", "wouldn't switch from",
+    "won't switch from",
 ];
 
 /// What the negation rule reads of a sentence: folded, with a title's negation words

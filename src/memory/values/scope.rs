@@ -49,7 +49,9 @@ fn refused(sentence: &str, value: &str, whole: bool) -> bool {
         let mut said = false;
         for (j, w) in stemmed.iter().enumerate() {
             let here = match whole {
-                // The name's words in a row from here, its weak words ("of") skipped.
+                // The name's words in a row from its first word here, its weak words ("of")
+                // skipped ("switch to Smooth Radio" is not said from "to").
+                true if w != &wanted[0] => false,
                 true => {
                     let run: Vec<&String> = stemmed[j..]
                         .iter()
@@ -91,6 +93,11 @@ fn refused(sentence: &str, value: &str, whole: bool) -> bool {
                         .is_some_and(|x| matches!(*x, "is" | "was" | "'s"));
                     let visit = STOP_CUES.contains(w)
                         && (noun || is || next.first().is_some_and(|x| VISITS.contains(x)));
+                    // "drop me at the Tesco": a drop-off is a place to go.
+                    let drop_off = **w == "drop"
+                        && next
+                            .first()
+                            .is_some_and(|x| matches!(*x, "me" | "us" | "off"));
                     // "I don't mind jazz" accepts it.
                     let accepts = next.first() == Some(&"mind");
                     // "set it to 20 no 21": a number corrected, the one after it not refused.
@@ -99,7 +106,7 @@ fn refused(sentence: &str, value: &str, whole: bool) -> bool {
                         && at > 0
                         && number(part[at - 1])
                         && part.get(at + 1).is_some_and(|x| number(x));
-                    !(instead || others || toward || visit || accepts || repair)
+                    !(instead || others || toward || visit || drop_off || accepts || repair)
                 })
                 .map(|(_, w)| *w)
                 .collect();

@@ -470,3 +470,32 @@ fn a_value_put_aside_for_good_without_a_negation_is_turned_down() {
         assert!(!turns_down(s, v), "{s}");
     }
 }
+
+#[test]
+fn a_name_is_read_from_its_first_word_and_a_change_to_it_or_a_drop_off_at_it_keeps_it() {
+    // A whole name was matched from a weak word before it ("to Smooth Radio"), so the verb
+    // of the change was read as turning it down.
+    for (sentence, name) in [
+        (
+            "Switch over to Smooth Radio. That's what I've always got on.",
+            "Smooth Radio",
+        ),
+        ("Would you switch over to RTÉ Radio 1 there.", "RTÉ Radio 1"),
+        (
+            "Any road trip, the coffee stop is Tim Hortons, no other chain.",
+            "Tim Hortons",
+        ),
+        (
+            "I'd never switch from Shell, the points alone are worth it.",
+            "Shell",
+        ),
+        ("wait, drop me at the Tesco Express first", "Tesco"),
+    ] {
+        assert!(!turns_down_name(sentence, name), "{sentence} | {name}");
+    }
+    assert!(turns_down_name(
+        "Let's switch from Shell for good.",
+        "Shell"
+    ));
+    assert!(turns_down_name("Drop Coldplay from the mix.", "Coldplay"));
+}
