@@ -293,3 +293,32 @@ fn a_value_pointed_back_to_put_aside_or_said_after_a_repair_is_stored_as_meant()
         ),
     ]);
 }
+
+/// A name of the user's own (no catalogue value) turned down, with nothing else named, is
+/// stored turned down without asking the model (the 270M model answered `none`, and the
+/// aversion was lost). A name switched over to, or never switched from, is liked.
+#[test]
+fn a_name_turned_down_alone_is_stored_turned_down_and_one_switched_to_is_liked() {
+    each_stored_as([
+        (
+            "Switch over to Absolute Radio, it's the station I always have on.",
+            "preferred_radio_station",
+            "Absolute Radio",
+        ),
+        (
+            "I'd never switch from Esso, their points card is worth it.",
+            "preferred_gas_station",
+            "Esso",
+        ),
+        (
+            "I can't stand Walmart.",
+            "preferred_supermarket_chains",
+            "not Walmart",
+        ),
+        (
+            "I never shop at Walmart.",
+            "preferred_supermarket_chains",
+            "not Walmart",
+        ),
+    ]);
+}

@@ -151,13 +151,26 @@ impl Models {
                 .filter(|n| !d.place || as_place(n))
                 .collect();
             // A name turned down is no value of the user's ("the High Court instead of the
-            // District Court"); with nothing else named, the model is asked (it may answer
-            // `not <name>`). Nor is a town said as where someone is ("around Harrogate").
-            let names = names
+            // District Court"). Nor is a town said as where someone is ("around Harrogate").
+            let (refused, names): (Vec<String>, Vec<String>) = names
                 .into_iter()
-                .filter(|n| !values::turns_down_name(evidence, n))
-                .collect();
-            self.not_said_where(only.detail, names, turns)?
+                .partition(|n| values::turns_down_name(evidence, n));
+            let names = self.not_said_where(only.detail, names, turns)?;
+            // One name turned down and nothing else named, in a category that likes what it
+            // names: the name turned down is the value ("I can't stand Walmart." is `not
+            // Walmart`; the 270M model, asked, answered `none`). Not a vehicle setting's
+            // (a destination "instead of" another is the other's), nor an aversion's.
+            let lone = names.is_empty()
+                && d.call.is_none()
+                && matches!(refused.as_slice(), [n] if !values::in_aversion(d, n));
+            match lone {
+                true => self
+                    .not_said_where(only.detail, refused, turns)?
+                    .into_iter()
+                    .map(|n| format!("{}{n}", values::NOT))
+                    .collect(),
+                false => names,
+            }
         } else {
             named
         };
