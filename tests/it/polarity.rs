@@ -322,3 +322,21 @@ fn a_name_turned_down_alone_is_stored_turned_down_and_one_switched_to_is_liked()
         ),
     ]);
 }
+
+/// A value said as what bothers the driver ("drives me mad", "gets on my nerves") is stored
+/// turned down; one that never does is liked.
+#[test]
+fn a_value_said_as_what_bothers_the_driver_is_stored_turned_down() {
+    each_stored_as([
+        (
+            "Country music gets on my nerves, always has.",
+            "favorite_genres",
+            "not Country",
+        ),
+        (
+            "Jazz never gets on my nerves, it's what I always play.",
+            "favorite_genres",
+            "Jazz",
+        ),
+    ]);
+}

@@ -8,7 +8,7 @@
 mod aside;
 
 use super::{idiom, negates, number, stems, without_s, SCOPE, WEAK_WORDS};
-use aside::{put_aside, refused_back};
+use aside::{bothers, put_aside, refused_back};
 
 /// Whether the sentence turns this value down: a negation cue ([`negates`]) in the same clause
 /// at most [`SCOPE`] words before one of the value's words, or `anymore` after it ("not jazz",
@@ -129,7 +129,12 @@ fn refused(sentence: &str, value: &str, whole: bool) -> bool {
                 })
                 .collect();
             let aside = put_aside(&before, &past);
-            if negates(&before.join(" ")) || negates_after(&after) || corrected || aside {
+            if negates(&before.join(" "))
+                || negates_after(&after)
+                || bothers(&after)
+                || corrected
+                || aside
+            {
                 return true;
             }
         }

@@ -499,3 +499,38 @@ fn a_name_is_read_from_its_first_word_and_a_change_to_it_or_a_drop_off_at_it_kee
     ));
     assert!(turns_down_name("Drop Coldplay from the mix.", "Coldplay"));
 }
+
+#[test]
+fn a_value_said_as_what_bothers_the_driver_is_turned_down() {
+    for (sentence, value) in [
+        ("Red lights in the cabin drive me mad.", "Red"),
+        (
+            "Capital FM grates on me, the same songs all day.",
+            "Capital FM",
+        ),
+        ("That cold white light gives me a headache.", "White"),
+        ("Country music gets on my nerves.", "Country"),
+        ("Talk radio does my head in.", "Talk"),
+        ("Jazz bores me to tears.", "Jazz"),
+    ] {
+        assert!(turns_down(sentence, value), "{sentence} | {value}");
+    }
+    for (sentence, value) in [
+        ("Jazz never gets on my nerves, put it on.", "Jazz"),
+        (
+            "Put on Radio 2, the traffic drives me mad otherwise.",
+            "Radio 2",
+        ),
+        (
+            "Blue is calm, the glare of the others gives me a headache.",
+            "Blue",
+        ),
+        (
+            "Heavy metal used to drive me mad, now I love it.",
+            "Heavy metal",
+        ),
+        ("Play some jazz, I'm bored.", "Jazz"),
+    ] {
+        assert!(!turns_down(sentence, value), "{sentence} | {value}");
+    }
+}

@@ -1,7 +1,8 @@
 //! A value put aside for good in words that hold no negation cue before it: "leave Ed Sheeran
 //! out", "me and Coldplay are finished" ([`put_aside`]), or pointed back to and refused in the
 //! clause after it: "Red in the cabin does my head in, I never want it", "Coldplay puts me to
-//! sleep, keep it off" ([`refused_back`]). Read by the negation scope ([`super::refused`]).
+//! sleep, keep it off" ([`refused_back`]), or said as what bothers the driver: "Red lights in
+//! the cabin drive me mad" ([`bothers`]). Read by the negation scope ([`super::refused`]).
 
 use super::{DETERMINERS, FILLERS, REFUSALS};
 
@@ -230,4 +231,66 @@ const BACK_TAIL: &[&str] = &[
     "completely",
     "totally",
     "forever",
+];
+
+/// Whether the words after a value in its clause say it bothers the driver: "Red lights in the
+/// cabin drive me mad", "that station grates on me", "white light gives me a headache". The
+/// phrase ([`BOTHERS`]) begins at most [`BOTHER_REACH`] words after the value (its own nouns:
+/// "lights in the cabin"), with no negation or condition before it: "jazz never gets on my
+/// nerves" is praise, "if it gets on my nerves" is not said of it, nor is what a new subject
+/// does ("put on jazz i think the traffic drives me mad").
+pub(super) fn bothers(after: &[&str]) -> bool {
+    let holds_back = |w: &&str| {
+        w.contains("n't")
+            || matches!(
+                *w,
+                "not"
+                    | "never"
+                    | "no"
+                    | "nothing"
+                    | "hardly"
+                    | "if"
+                    | "when"
+                    | "unless"
+                    | "used"
+                    | "it"
+                    | "i"
+                    | "you"
+                    | "he"
+                    | "she"
+                    | "we"
+                    | "they"
+            )
+    };
+    (0..=BOTHER_REACH.min(after.len())).any(|k| {
+        let (before, from) = after.split_at(k);
+        !before.iter().any(holds_back)
+            && BOTHERS.iter().any(|phrase| {
+                let phrase: Vec<&str> = phrase.split(' ').collect();
+                from.len() >= phrase.len()
+                    && phrase
+                        .iter()
+                        .zip(from)
+                        .all(|(p, w)| p.split('|').any(|alt| alt == *w))
+            })
+    })
+}
+
+/// How many words may stand between a value and what it does to the driver ([`bothers`]).
+const BOTHER_REACH: usize = 4;
+
+/// What a thing does to a driver who cannot stand it, each word with its forms (`|`).
+const BOTHERS: &[&str] = &[
+    "drive|drives|drove me mad|crazy|nuts|insane|bonkers|spare",
+    "drive|drives|drove me up the wall",
+    "drive|drives|drove me round|around the bend|twist",
+    "get|gets|got on my nerves|wick",
+    "do|does|did my head in",
+    "grate|grates|grated on me|my",
+    "give|gives|gave me a headache|migraine",
+    "give|gives|gave me the creeps|ick",
+    "make|makes|made me sick|queasy|cringe",
+    "bore|bores|bored me",
+    "annoy|annoys|annoyed me",
+    "irritate|irritates|irritated me",
 ];
