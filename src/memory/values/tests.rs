@@ -517,6 +517,7 @@ fn a_value_said_as_what_bothers_the_driver_is_turned_down() {
     }
     for (sentence, value) in [
         ("Jazz never gets on my nerves, put it on.", "Jazz"),
+        ("put on jazz i think the traffic drives me mad", "Jazz"),
         (
             "Put on Radio 2, the traffic drives me mad otherwise.",
             "Radio 2",

@@ -240,28 +240,7 @@ const BACK_TAIL: &[&str] = &[
 /// nerves" is praise, "if it gets on my nerves" is not said of it, nor is what a new subject
 /// does ("put on jazz i think the traffic drives me mad").
 pub(super) fn bothers(after: &[&str]) -> bool {
-    let holds_back = |w: &&str| {
-        w.contains("n't")
-            || matches!(
-                *w,
-                "not"
-                    | "never"
-                    | "no"
-                    | "nothing"
-                    | "hardly"
-                    | "if"
-                    | "when"
-                    | "unless"
-                    | "used"
-                    | "it"
-                    | "i"
-                    | "you"
-                    | "he"
-                    | "she"
-                    | "we"
-                    | "they"
-            )
-    };
+    let holds_back = |w: &&str| w.contains("n't") || HOLD_BACK.contains(w);
     (0..=BOTHER_REACH.min(after.len())).any(|k| {
         let (before, from) = after.split_at(k);
         !before.iter().any(holds_back)
@@ -275,6 +254,13 @@ pub(super) fn bothers(after: &[&str]) -> bool {
             })
     })
 }
+
+/// Words between a value and what bothers the driver that say it is not said of the value
+/// ([`bothers`]): a negation, a condition, a habit past, a new subject.
+const HOLD_BACK: &[&str] = &[
+    "not", "never", "no", "nothing", "hardly", "if", "when", "unless", "used", "it", "i", "you",
+    "he", "she", "we", "they",
+];
 
 /// How many words may stand between a value and what it does to the driver ([`bothers`]).
 const BOTHER_REACH: usize = 4;
