@@ -240,18 +240,22 @@ const BACK_TAIL: &[&str] = &[
 /// nerves" is praise, "if it gets on my nerves" is not said of it, nor is what a new subject
 /// does ("put on jazz i think the traffic drives me mad").
 pub(super) fn bothers(after: &[&str]) -> bool {
-    let holds_back = |w: &&str| w.contains("n't") || HOLD_BACK.contains(w);
-    (0..=BOTHER_REACH.min(after.len())).any(|k| {
-        let (before, from) = after.split_at(k);
-        !before.iter().any(holds_back)
-            && BOTHERS.iter().any(|phrase| {
-                let phrase: Vec<&str> = phrase.split(' ').collect();
-                from.len() >= phrase.len()
-                    && phrase
-                        .iter()
-                        .zip(from)
-                        .all(|(p, w)| p.split('|').any(|alt| alt == *w))
+    // The phrase may begin at most this far in: not past a word that holds it back.
+    let reach = after
+        .iter()
+        .position(|w| w.contains("n't") || HOLD_BACK.contains(w))
+        .unwrap_or(after.len())
+        .min(BOTHER_REACH);
+    BOTHERS.iter().any(|phrase| {
+        let phrase: Vec<&str> = phrase.split(' ').collect();
+        (0..=reach).any(|k| {
+            after.get(k..k + phrase.len()).is_some_and(|said| {
+                phrase
+                    .iter()
+                    .zip(said)
+                    .all(|(p, w)| p.split('|').any(|alt| alt == *w))
             })
+        })
     })
 }
 
