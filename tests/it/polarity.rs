@@ -340,3 +340,22 @@ fn a_value_said_as_what_bothers_the_driver_is_stored_turned_down() {
         ),
     ]);
 }
+
+/// What the driver would rather do than have ("rather die than listen to", "sooner walk than
+/// fill up at") is stored turned down, though the words between carry it past a negation's
+/// reach; what they would rather have is liked.
+#[test]
+fn what_the_driver_would_rather_do_than_have_is_stored_turned_down() {
+    each_stored_as([
+        (
+            "I'd rather die than listen to Nickelback.",
+            "favorite_artists_bands",
+            "not Nickelback",
+        ),
+        (
+            "I'd much rather listen to Fleetwood Mac than anything else.",
+            "favorite_artists_bands",
+            "Fleetwood Mac",
+        ),
+    ]);
+}

@@ -3,11 +3,12 @@
 //! what follows it in its clause ("jazz isn't for me"), by a clause of refusal said after a
 //! value said alone ("Pandora, absolutely not"), by words that put it aside without a cue or
 //! point back to it from the next clause ([`aside`]). A speech repair ("no wait, I mean
-//! Heart") ends what the refusal before it reaches.
+//! Heart") ends what the refusal before it reaches; what the driver would rather do than have
+//! ("I'd rather die than listen to Nickelback") is read as after "rather than".
 
 mod aside;
 
-use super::{idiom, negates, number, stems, without_s, SCOPE, WEAK_WORDS};
+use super::{idiom, negates, number, stems, without_s, CLAUSE_BREAKS, SCOPE, WEAK_WORDS};
 use aside::{bothers, put_aside, refused_back};
 
 /// Whether the sentence turns this value down: a negation cue ([`negates`]) in the same clause
@@ -37,7 +38,7 @@ fn refused(sentence: &str, value: &str, whole: bool) -> bool {
     if wanted.is_empty() {
         return false;
     }
-    let lower = anything_but(&without_answer_no(&idiom::as_read(sentence)));
+    let lower = rather_than(&anything_but(&without_answer_no(&idiom::as_read(sentence))));
     let clauses = idiom::clauses(&lower);
     for (c, part) in clauses.iter().enumerate() {
         let part = &part[..];
@@ -171,6 +172,38 @@ fn anything_but(lower: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// A sentence (folded) whose "rather ... than Y" or "sooner ... than Y" puts Y below what
+/// comes before reads "rather than Y": "I'd rather die than listen to Nickelback", "I'd
+/// sooner walk than fill up at Esso" turn down what follows "than" as "Lidl rather than
+/// Aldi" does, though the words between carry it past the negation's reach. Only within a
+/// clause ("rather" before "than", no mark or word that ends a clause between), and not
+/// before a number ("I'd rather walk less than 5 minutes" compares a distance).
+fn rather_than(lower: &str) -> String {
+    let words: Vec<&str> = lower.split(' ').collect();
+    let mut out: Vec<&str> = Vec::with_capacity(words.len() + 1);
+    let mut preferred = false;
+    for (k, w) in words.iter().enumerate() {
+        let word = idiom::bare(w);
+        let number = words
+            .get(k + 1)
+            .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_digit()));
+        let said = out.last().is_some_and(|p| idiom::bare(p) == "rather");
+        if word == "than" && preferred && !number && !said {
+            out.push("rather");
+        }
+        preferred = match word {
+            "rather" | "sooner" => true,
+            _ => {
+                preferred
+                    && !w.ends_with([',', '.', ';', ':', '!', '?'])
+                    && !CLAUSE_BREAKS.contains(&word)
+            }
+        };
+        out.push(w);
+    }
+    out.join(" ")
 }
 
 /// Where the words that may turn down the value at `j` begin, from `start`: after the last

@@ -535,3 +535,32 @@ fn a_value_said_as_what_bothers_the_driver_is_turned_down() {
         assert!(!turns_down(sentence, value), "{sentence} | {value}");
     }
 }
+
+#[test]
+fn what_the_driver_would_rather_do_than_have_is_turned_down() {
+    for (sentence, value) in [
+        ("I'd rather die than listen to Nickelback.", "Nickelback"),
+        ("I'd sooner push the car than fill up at Esso.", "Esso"),
+        ("I'd rather go to Lidl than Aldi.", "Aldi"),
+        ("We shop at Lidl rather than Aldi.", "Aldi"),
+    ] {
+        assert!(turns_down(sentence, value), "{sentence} | {value}");
+    }
+    for (sentence, value) in [
+        ("I'd rather go to Lidl than Aldi.", "Lidl"),
+        ("I'd sooner have Shell than anything else.", "Shell"),
+        ("I like jazz more than anything.", "Jazz"),
+        // A clause ends what "rather" reaches; a number after "than" compares.
+        ("I'd rather not, it's nicer than Heart.", "Heart"),
+        (
+            "I'd rather stay on the A road because it's quicker than Waze says.",
+            "Waze",
+        ),
+        (
+            "I'd rather walk less than 5 minutes.",
+            "less than 5 min (accepting possible higher cost)",
+        ),
+    ] {
+        assert!(!turns_down(sentence, value), "{sentence} | {value}");
+    }
+}
