@@ -8,7 +8,7 @@
 
 mod aside;
 
-use super::{idiom, negates, number, stems, without_s, CLAUSE_BREAKS, SCOPE, WEAK_WORDS};
+use super::{idiom, negates, number, stems, without_s, SCOPE, WEAK_WORDS};
 use aside::{bothers, put_aside, refused_back};
 
 /// Whether the sentence turns this value down: a negation cue ([`negates`]) in the same clause
@@ -38,8 +38,11 @@ fn refused(sentence: &str, value: &str, whole: bool) -> bool {
     if wanted.is_empty() {
         return false;
     }
-    let lower = rather_than(&anything_but(&without_answer_no(&idiom::as_read(sentence))));
-    let clauses = idiom::clauses(&lower);
+    let lower = anything_but(&without_answer_no(&idiom::as_read(sentence)));
+    let clauses: Vec<Vec<&str>> = idiom::clauses(&lower)
+        .into_iter()
+        .map(rather_than)
+        .collect();
     for (c, part) in clauses.iter().enumerate() {
         let part = &part[..];
         // "McDonald's" is said as McDonald, "country's" as country (and "is").
@@ -174,36 +177,27 @@ fn anything_but(lower: &str) -> String {
     out
 }
 
-/// A sentence (folded) whose "rather ... than Y" or "sooner ... than Y" puts Y below what
-/// comes before reads "rather than Y": "I'd rather die than listen to Nickelback", "I'd
-/// sooner walk than fill up at Esso" turn down what follows "than" as "Lidl rather than
-/// Aldi" does, though the words between carry it past the negation's reach. Only within a
-/// clause ("rather" before "than", no mark or word that ends a clause between), and not
-/// before a number ("I'd rather walk less than 5 minutes" compares a distance).
-fn rather_than(lower: &str) -> String {
-    let words: Vec<&str> = lower.split(' ').collect();
-    let mut out: Vec<&str> = Vec::with_capacity(words.len() + 1);
+/// A clause ([`idiom::clauses`]) whose "rather ... than Y" or "sooner ... than Y" puts Y below
+/// what comes before reads "rather than Y": "I'd rather die than listen to Nickelback", "I'd
+/// sooner walk than fill up at Esso" turn down what follows "than" as "Lidl rather than Aldi"
+/// does, though the words between carry it past the negation's reach. Only within the clause
+/// ("rather" before "than"), and not before a number ("I'd rather walk less than 5 minutes"
+/// compares a distance).
+fn rather_than(clause: Vec<&str>) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::with_capacity(clause.len() + 1);
     let mut preferred = false;
-    for (k, w) in words.iter().enumerate() {
-        let word = idiom::bare(w);
-        let number = words
+    for (k, &w) in clause.iter().enumerate() {
+        let number = clause
             .get(k + 1)
             .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_digit()));
-        let said = out.last().is_some_and(|p| idiom::bare(p) == "rather");
-        if word == "than" && preferred && !number && !said {
+        let said = out.last() == Some(&"rather");
+        if w == "than" && preferred && !number && !said {
             out.push("rather");
         }
-        preferred = match word {
-            "rather" | "sooner" => true,
-            _ => {
-                preferred
-                    && !w.ends_with([',', '.', ';', ':', '!', '?'])
-                    && !CLAUSE_BREAKS.contains(&word)
-            }
-        };
+        preferred |= matches!(w, "rather" | "sooner");
         out.push(w);
     }
-    out.join(" ")
+    out
 }
 
 /// Where the words that may turn down the value at `j` begin, from `start`: after the last
