@@ -359,3 +359,13 @@ fn what_the_driver_would_rather_do_than_have_is_stored_turned_down() {
         ),
     ]);
 }
+/// A "so" that says how much ("I don't like so much the country music") ends no clause: the
+/// negation before it turns down the value after it (stored liked before).
+#[test]
+fn a_so_of_degree_ends_no_clause() {
+    each_stored_as([(
+        "I don't like so much the country music, it is too sad for me.",
+        "favorite_genres",
+        "not Country",
+    )]);
+}

@@ -35,18 +35,23 @@ pub(super) fn as_read(sentence: &str) -> String {
 }
 
 /// The clauses of a folded text (lower case, [`super::folded`]), each as its words: cut at
-/// marks, then at the words that end a clause ([`super::CLAUSE_BREAKS`]: "I don't mind
-/// waiting, but the cheapest one" has three). Where a negation reaches
+/// marks, then at the words that end a clause ([`super::breaks_clause`]: "I don't mind
+/// waiting, but the cheapest one" has three; "I don't like so much the jazz" one). Where a negation reaches
 /// ([`super::turns_down`]) and where a name is said with its category's word
 /// ([`super::named_with_its_category`]).
 pub fn clauses(lower: &str) -> Vec<Vec<&str>> {
     lower
         .split([',', '.', ';', ':', '!', '?', '(', ')'])
         .flat_map(|c| {
-            super::words(c)
-                .split(|w| super::CLAUSE_BREAKS.contains(w))
-                .map(<[&str]>::to_vec)
-                .collect::<Vec<_>>()
+            let words = super::words(c);
+            let mut out = vec![Vec::new()];
+            for (i, w) in words.iter().enumerate() {
+                match super::breaks_clause(&words, i) {
+                    true => out.push(Vec::new()),
+                    false => out.last_mut().expect("one clause at least").push(*w),
+                }
+            }
+            out
         })
         .collect()
 }
@@ -80,7 +85,8 @@ fn needs_without(words: &[&str]) -> Vec<(usize, usize)> {
         while k > 0 && at - k < DOUBLE_SCOPE {
             k -= 1;
             let w = words[k];
-            if ends_clause(w) || super::CLAUSE_BREAKS.contains(&bare(w)) {
+            let bares: Vec<&str> = words[k..=(k + 1).min(at)].iter().map(|w| bare(w)).collect();
+            if ends_clause(w) || super::breaks_clause(&bares, 0) {
                 break;
             }
             if negation(w) {

@@ -564,3 +564,22 @@ fn what_the_driver_would_rather_do_than_have_is_turned_down() {
         assert!(!turns_down(sentence, value), "{sentence} | {value}");
     }
 }
+
+#[test]
+fn a_so_of_degree_ends_no_clause() {
+    // "so much" says how much: the negation before it reaches the value after it.
+    assert!(turns_down(
+        "I don't like so much the jazz, it makes me sleepy.",
+        "Jazz"
+    ));
+    assert!(turns_down(
+        "I don't listen to so many podcasts now.",
+        "podcasts"
+    ));
+    // "so" before a clause still ends the one before it.
+    assert!(!turns_down(
+        "I'm not in a hurry so take the scenic route.",
+        "scenic route"
+    ));
+    assert!(!turns_down("No rush so play some jazz.", "Jazz"));
+}
