@@ -175,6 +175,11 @@ pub fn turns_down_value(schema: &Schema, detail: DetailId, sentence: &str, value
 const SHRUG_CUES: &[&str] = &[
     "don't care",
     "do not care",
+    "never care",
+    "never cared",
+    "never cares",
+    "couldn't care less",
+    "could not care less",
     "doesn't matter",
     "does not matter",
     "don't mind",

@@ -369,3 +369,21 @@ fn a_so_of_degree_ends_no_clause() {
         "not Country",
     )]);
 }
+
+/// "Couldn't care less" and "never care" say the price does not matter, as "don't care" does
+/// (each stored the cheapest before).
+#[test]
+fn a_shrug_in_other_words_is_read() {
+    each_stored_as([
+        (
+            "I couldn't care less what petrol costs, just find the nearest station.",
+            "price_sensitivity_for_fuel",
+            "Price is irrelevant",
+        ),
+        (
+            "I never care about the price of fuel.",
+            "price_sensitivity_for_fuel",
+            "Price is irrelevant",
+        ),
+    ]);
+}

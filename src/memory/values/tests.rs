@@ -172,6 +172,10 @@ fn shrugs_and_indifferent_values() {
     assert!(shrugs("It doesn't really matter if it's covered."));
     assert!(shrugs("I'm not that bothered about security."));
     assert!(!shrugs("It really matters that it's covered."));
+    // "couldn't care less" and "never care" say the same as "don't care".
+    assert!(shrugs("I couldn't care less what they charge."));
+    assert!(shrugs("I never care what it costs."));
+    assert!(!shrugs("I never park on the street, I care about my car."));
     assert!(aversive("Seafood Allergies") && aversive("Avoidance of Specific Road Types"));
     assert!(!aversive("Jazz"));
     assert!(aversive("Dairy-Free") && !aversive("Free Wi-Fi"));
