@@ -107,15 +107,14 @@ pub const SCOPE: usize = 5;
 /// mind waiting, but the cheapest one").
 const CLAUSE_BREAKS: &[&str] = &["but", "so", "because", "though", "although", "however"];
 
-/// Words after which "so" says how much, not what follows ("I don't like so much the jazz",
-/// "not so often", "so far"): there it ends no clause.
+/// Words before which "so" says how much or how often, not what follows ("I don't like so
+/// much the jazz", "not so often", "so far"): there it ends no clause.
 const DEGREES: &[&str] = &["much", "many", "little", "few", "often", "far", "long"];
 
-/// Whether the word at `i` of `words` (bare, folded) ends a clause ([`CLAUSE_BREAKS`]): not a
-/// "so" of degree ([`DEGREES`]).
-fn breaks_clause(words: &[&str], i: usize) -> bool {
-    CLAUSE_BREAKS.contains(&words[i])
-        && !(words[i] == "so" && words.get(i + 1).is_some_and(|w| DEGREES.contains(w)))
+/// Whether `word` (bare, folded) ends a clause ([`CLAUSE_BREAKS`]), `next` the word after it:
+/// not a "so" of degree ([`DEGREES`]).
+fn breaks_clause(word: &str, next: Option<&str>) -> bool {
+    CLAUSE_BREAKS.contains(&word) && !(word == "so" && next.is_some_and(|w| DEGREES.contains(&w)))
 }
 
 /// Value words too common to say which value a negation is about.

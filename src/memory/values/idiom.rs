@@ -36,8 +36,8 @@ pub(super) fn as_read(sentence: &str) -> String {
 
 /// The clauses of a folded text (lower case, [`super::folded`]), each as its words: cut at
 /// marks, then at the words that end a clause ([`super::breaks_clause`]: "I don't mind
-/// waiting, but the cheapest one" has three; "I don't like so much the jazz" one). Where a negation reaches
-/// ([`super::turns_down`]) and where a name is said with its category's word
+/// waiting, but the cheapest one" has three; "I don't like so much the jazz" one). Where a
+/// negation reaches ([`super::turns_down`]) and where a name is said with its category's word
 /// ([`super::named_with_its_category`]).
 pub fn clauses(lower: &str) -> Vec<Vec<&str>> {
     lower
@@ -46,7 +46,7 @@ pub fn clauses(lower: &str) -> Vec<Vec<&str>> {
             let words = super::words(c);
             let mut out = vec![Vec::new()];
             for (i, w) in words.iter().enumerate() {
-                match super::breaks_clause(&words, i) {
+                match super::breaks_clause(w, words.get(i + 1).copied()) {
                     true => out.push(Vec::new()),
                     false => out.last_mut().expect("one clause at least").push(*w),
                 }
@@ -85,8 +85,7 @@ fn needs_without(words: &[&str]) -> Vec<(usize, usize)> {
         while k > 0 && at - k < DOUBLE_SCOPE {
             k -= 1;
             let w = words[k];
-            let bares: Vec<&str> = words[k..=(k + 1).min(at)].iter().map(|w| bare(w)).collect();
-            if ends_clause(w) || super::breaks_clause(&bares, 0) {
+            if ends_clause(w) || super::breaks_clause(bare(w), Some(bare(words[k + 1]))) {
                 break;
             }
             if negation(w) {
