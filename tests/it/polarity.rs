@@ -359,6 +359,7 @@ fn what_the_driver_would_rather_do_than_have_is_stored_turned_down() {
         ),
     ]);
 }
+
 /// A "so" that says how much ("I don't like so much the country music") ends no clause: the
 /// negation before it turns down the value after it (stored liked before).
 #[test]

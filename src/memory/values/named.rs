@@ -1,7 +1,7 @@
 //! Which of a category's known values a sentence names ([`named_values`]), and which it says in
 //! full ([`wholly_named`]).
 
-use super::{digits, stems};
+use super::{digits, number, stems};
 use crate::schema::{DetailId, Schema};
 
 /// The category's known values that the user's own words name: those sharing the largest
@@ -242,11 +242,6 @@ pub fn generic_words_said(schema: &Schema, detail: DetailId, sentences: &[String
     out.sort();
     out.dedup();
     out
-}
-
-/// A word of digits alone.
-fn number(w: &str) -> bool {
-    !w.is_empty() && w.chars().all(|c| c.is_ascii_digit())
 }
 
 /// Whether a category's values are a ladder: three or more, each one number and the same other

@@ -187,11 +187,13 @@ fn rather_than(clause: Vec<&str>) -> Vec<&str> {
     let mut out: Vec<&str> = Vec::with_capacity(clause.len() + 1);
     let mut preferred = false;
     for (k, &w) in clause.iter().enumerate() {
-        let number = clause
-            .get(k + 1)
-            .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_digit()));
-        let said = out.last() == Some(&"rather");
-        if w == "than" && preferred && !number && !said {
+        // "than 5 minutes", "than 10am": a word opening with a digit compares.
+        let compares = || {
+            clause
+                .get(k + 1)
+                .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_digit()))
+        };
+        if w == "than" && preferred && out.last() != Some(&"rather") && !compares() {
             out.push("rather");
         }
         preferred |= matches!(w, "rather" | "sooner");
