@@ -241,6 +241,20 @@ fn a_song_is_stored_by_its_whole_title_not_by_who_it_is_by() {
             "Can't Help Falling in Love",
         ),
         ("Take On Me is my all-time favourite song.", "Take On Me"),
+        // A title's small words in lower case, inside the sentence or after "Play" (stop 87:
+        // `Stairway`, `Run`, `Born` before, checked).
+        (
+            "Nothing beats Stairway to Heaven, it's my favourite song ever.",
+            "Stairway to Heaven",
+        ),
+        (
+            "Born to Run is my favourite song of all time.",
+            "Born to Run",
+        ),
+        (
+            "Play Born to Run. That song is my favourite of all time.",
+            "Born to Run",
+        ),
     ]
     .into_iter()
     .enumerate()
@@ -252,6 +266,8 @@ fn a_song_is_stored_by_its_whole_title_not_by_who_it_is_by() {
         "My favourite band is The Killers.",
         // `Killers` before stop 68 (checked).
         "The Killers are my favourite band.",
+        // After "It's": `Killers` before stop 87 (checked).
+        "It's The Killers for me, best band ever.",
     ]
     .into_iter()
     .enumerate()

@@ -170,9 +170,68 @@ fn without_credits(sentence: &str, names: &mut Vec<String>) {
     }
 }
 
+/// Verbs of playing that open a request with the work right after them ("Play Born to Run").
+const PLAYS: &[&str] = &["play", "queue", "blast", "shuffle"];
+
+/// The titles of `sentence` that keep a small word in lower case between capitalised ones
+/// ("Born to Run", "Dancing in the Dark", "Stairway to Heaven"), in value words: the runs of
+/// [`idiom::titles`], and the run after a verb of playing that opens the sentence ("Play Born
+/// to Run."). Not one joined by "and" (two works said together: "Born to Run and Thunder
+/// Road"). Read only where the values are works: elsewhere such a run is as often a name and
+/// where it is ("Aldi in Leeds").
+fn joined_titles(sentence: &str) -> Vec<String> {
+    let tokens: Vec<&str> = sentence.split(' ').collect();
+    let mut runs = idiom::titles(sentence);
+    for (i, t) in tokens.iter().enumerate() {
+        let opens = i == 0 || tokens[i - 1].ends_with(['.', '!', '?', ':', ';']);
+        let plays = PLAYS.contains(&token_word(t).as_str()) && !t.ends_with([',', '.', '!', '?']);
+        if opens && plays && !runs.iter().any(|r| r.contains(&(i + 1))) {
+            let end = idiom::capital_run(&tokens, i + 1);
+            runs.push(i + 1..end);
+        }
+    }
+    runs.into_iter()
+        .filter_map(|r| {
+            let words: Vec<&str> = tokens[r]
+                .iter()
+                .map(|t| value_word(t))
+                .filter(|w| !w.is_empty())
+                .collect();
+            let lower = |w: &str| w.starts_with(char::is_lowercase);
+            // Inside the title: "on Hello" of "Put on Hello by Adele" is none.
+            let inside =
+                words.first().is_some_and(|w| !lower(w)) && words.last().is_some_and(|w| !lower(w));
+            let joined = inside && words.iter().any(|w| lower(w));
+            let two = words.contains(&"and");
+            (joined && !two && words.len() <= MAX_TITLE_WORDS).then(|| words.join(" "))
+        })
+        .collect()
+}
+
+/// `names` with each title of `sentence` said with a small word in lower case
+/// ([`joined_titles`]) in place of the names that are pieces of it ("Born" and "Run" of "Born
+/// to Run").
+fn with_joined_titles(sentence: &str, names: &mut Vec<String>) {
+    let words = |n: &str| -> Vec<String> { n.split(' ').map(|w| w.to_lowercase()).collect() };
+    for title in joined_titles(sentence) {
+        let whole = words(&title);
+        let piece = |n: &String| {
+            let n = words(n);
+            n.len() < whole.len() && whole.windows(n.len()).any(|w| w == n)
+        };
+        let at = names.iter().position(piece).unwrap_or(names.len());
+        names.retain(|n| !piece(n));
+        if !names.iter().any(|n| words(n) == whole) {
+            names.insert(at.min(names.len()), title);
+        }
+    }
+}
+
 /// [`without_credits`] over each of `texts` (the evidence sentence and the earlier ones it
 /// points back to: "That's my song" after "Now playing Mr. Brightside by The Killers"), for
-/// a detail whose values are works ([`lists_credited_works`]); other details keep `names`.
+/// a detail whose values are works ([`lists_credited_works`]), after reading their titles
+/// said with small words in lower case whole ([`with_joined_titles`]); other details keep
+/// `names`.
 pub(super) fn without_credits_in<'a>(
     detail: &Detail,
     texts: impl IntoIterator<Item = &'a str>,
@@ -180,6 +239,7 @@ pub(super) fn without_credits_in<'a>(
 ) {
     if lists_credited_works(detail) {
         for s in texts {
+            with_joined_titles(s, names);
             without_credits(s, names);
         }
     }
@@ -242,6 +302,15 @@ mod tests {
             ["Don't Stop Believin"]
         );
         assert_eq!(proper_names("Play The Killers for me."), ["Killers"]);
+        // After "It's" or "That's" it is what something is.
+        assert_eq!(
+            proper_names("It's The Killers for me, best band ever."),
+            ["The Killers"]
+        );
+        assert_eq!(
+            proper_names("It's The Rest Is History for me."),
+            ["The Rest Is History"]
+        );
         assert_eq!(
             proper_names("Here Comes the Sun by The Beatles is my favourite."),
             ["Here Comes the Sun", "The Beatles"]
@@ -315,5 +384,47 @@ mod tests {
         );
         // Nothing capitalised before "by": no work to credit.
         assert_eq!(names(songs, "I love songs by Oasis."), ["Oasis"]);
+    }
+
+    #[test]
+    fn a_work_s_title_keeps_its_small_words() {
+        let schema = Schema::embedded();
+        let songs = schema.detail(schema.detail_by_key("favorite_songs").unwrap());
+        let stations = schema.detail(schema.detail_by_key("preferred_radio_station").unwrap());
+        let names = |d: &Detail, s: &str| {
+            let mut n = proper_names(s);
+            without_credits_in(d, [s], &mut n);
+            n
+        };
+        assert_eq!(
+            names(songs, "Nothing beats Stairway to Heaven, it's my song."),
+            ["Stairway to Heaven"]
+        );
+        assert_eq!(
+            names(songs, "Born to Run is my favourite song of all time."),
+            ["Born to Run"]
+        );
+        assert_eq!(
+            names(songs, "My favourite is Born to Run by Bruce Springsteen."),
+            ["Born to Run"]
+        );
+        // After a verb of playing that opens the sentence.
+        assert_eq!(
+            names(songs, "Play Dancing in the Dark."),
+            ["Dancing in the Dark"]
+        );
+        // Two works said together stay two.
+        assert_eq!(
+            names(songs, "I love Thunder Road and Jungleland."),
+            ["Thunder Road", "Jungleland"]
+        );
+        // Where the values are no works, a name and where it is stay apart.
+        assert_eq!(
+            names(
+                stations,
+                "I always listen to Heart in the mornings, and Radio X at Leeds."
+            ),
+            proper_names("I always listen to Heart in the mornings, and Radio X at Leeds.")
+        );
     }
 }

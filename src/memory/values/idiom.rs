@@ -186,29 +186,11 @@ pub fn titles(sentence: &str) -> Vec<std::ops::Range<usize>> {
     if caps < 2 || (tokens.len() >= 4 && caps * 5 > tokens.len() * 4) {
         return Vec::new();
     }
-    let joined = |k: usize| JOINERS.contains(&bare(tokens[k]));
     let mut out = Vec::new();
     let mut i = 0;
     while i < tokens.len() {
         let opens = i == 0 || tokens[i - 1].ends_with(['.', '!', '?', ':', ';']);
-        // The run of capitalised words from here, joiners between two of them, to a mark.
-        let mut j = i;
-        while j < tokens.len() {
-            // Joiners, one or two ("The Lord of the Rings"), stand between capitals.
-            let next = (j + 1..tokens.len().min(j + 3)).find(|&k| !joined(k));
-            let before_capital = next.is_some_and(|k| capital(tokens[k]));
-            // "I" is capitalised anywhere; before a capitalised word it may open or join a
-            // title ("I Will Survive", "Baby I Love Your Way").
-            let joiner = (j > i && joined(j) && before_capital)
-                || (bare(tokens[j]) == "I" && tokens.get(j + 1).is_some_and(|t| capital(t)));
-            if !(capital(tokens[j]) || joiner) {
-                break;
-            }
-            j += 1;
-            if tokens[j - 1].ends_with([',', '.', '!', '?', ';', ':']) {
-                break;
-            }
-        }
+        let j = capital_run(&tokens, i);
         // Said with whom it is by, a run is a title though it opens the sentence ("Don't
         // Stop Me Now by Queen is my song").
         let credited = j > i
@@ -237,6 +219,10 @@ pub fn titles(sentence: &str) -> Vec<std::ops::Range<usize>> {
             out.push(i..j);
         } else if subject && j - from >= 2 {
             out.push(from..j);
+        } else if opens && j - i >= 3 && says_it_is(bare(tokens[i])) {
+            // After "It's" or "That's" the title is what something is: "It's The Rest Is
+            // Football for me" names The Rest Is Football.
+            out.push(i + 1..j);
         } else if j - i >= 2 && credited {
             // Its first word may be the request's verb ("Exclude Dreamer's Canvas by Lenny
             // Visionary"); a title may open with a negation's words, a request not.
@@ -246,6 +232,36 @@ pub fn titles(sentence: &str) -> Vec<std::ops::Range<usize>> {
         i = j.max(i + 1);
     }
     out
+}
+
+/// Whether a word opening a sentence says that what follows is what something is ("It's",
+/// "That's", with a plain or typographic apostrophe).
+fn says_it_is(word: &str) -> bool {
+    matches!(super::folded(word).as_str(), "it's" | "that's")
+}
+
+/// Where the run of capitalised words from `tokens[i]` ends (exclusive; `i` when it opens
+/// none): one or two [`JOINERS`] may stand between two capitalised words ("The Lord of the
+/// Rings", "Here Comes the Sun"), "I" may open or join one before a capitalised word ("I Will
+/// Survive", "Baby I Love Your Way"), and a mark ends it after its word.
+pub fn capital_run(tokens: &[&str], i: usize) -> usize {
+    let capital = |t: &str| capitalised(bare(t));
+    let joined = |k: usize| JOINERS.contains(&bare(tokens[k]));
+    let mut j = i;
+    while j < tokens.len() {
+        let next = (j + 1..tokens.len().min(j + 3)).find(|&k| !joined(k));
+        let before_capital = next.is_some_and(|k| capital(tokens[k]));
+        let joiner = (j > i && joined(j) && before_capital)
+            || (bare(tokens[j]) == "I" && tokens.get(j + 1).is_some_and(|t| capital(t)));
+        if !(capital(tokens[j]) || joiner) {
+            break;
+        }
+        j += 1;
+        if tokens[j - 1].ends_with([',', '.', '!', '?', ';', ':']) {
+            break;
+        }
+    }
+    j
 }
 
 /// Whether the capitalised run from `tokens[at]` (who a work is by: "The Beatles", joiners
