@@ -413,22 +413,13 @@ pub fn named_choices(schema: &Schema, offered: &Candidate, sentences: &[String])
     let affirmed = named.len() > turned.len();
     let single = d.cardinality == crate::schema::Cardinality::Single;
     if single && d.kind == ValueKind::Choice && !affirmed && !turned.is_empty() {
-        // A single-value choice whose value the user turns down and another they name, by
-        // fewer of its words ("We get our veg from the farm shop, not the supermarket"): that
-        // other value is what they have, not the negation of the one they turn down. Not a
-        // free-text category: "Stop setting HarmonyHaven 94.7 as my radio station" names half
-        // of "RhythmRise Radio" by the category's own word, and turns a station down.
-        let besides: Vec<String> =
-            values::named_values_among(schema, offered.detail, sentences, |v| !named.contains(&v))
-                .into_iter()
-                .filter(|v| {
-                    !values::aversive(v)
-                        && !values::turns_down_value(schema, offered.detail, evidence, v)
-                })
-                .map(str::to_string)
-                .collect();
-        if !besides.is_empty() {
-            return besides;
+        // A single-value choice whose value the user turns down and another they name: what
+        // they have, not the negation of the one turned down. Not a free-text category:
+        // "Stop setting HarmonyHaven 94.7 as my radio station" names half of "RhythmRise
+        // Radio" by the category's own word, and turns a station down.
+        let instead = values::named_instead(schema, offered.detail, (sentences, evidence), &named);
+        if !instead.is_empty() {
+            return instead;
         }
     }
     if !(single && affirmed) {
@@ -564,7 +555,14 @@ pub fn parse(
                 {
                     continue;
                 }
-                let attribute = format!("{not}{}", canonical.unwrap_or(value));
+                // Of a choice of two, the one not turned down ("the market, not the
+                // supermarket"): the model chose among the same values as before.
+                let other = canonical.filter(|_| !not.is_empty());
+                let attribute =
+                    match other.and_then(|c| values::other_of_two(schema, cand.detail, c)) {
+                        Some(other) => other,
+                        None => format!("{not}{}", canonical.unwrap_or(value)),
+                    };
                 if out
                     .iter()
                     .any(|e| e.detail == cand.detail && e.attribute == attribute)

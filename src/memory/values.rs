@@ -14,7 +14,7 @@ use crate::schema::{DetailId, Schema};
 // Every value that a sentence names, and the refusals they are read with (`named.rs`).
 pub use named::*;
 pub use scope::{turns_down, turns_down_name};
-pub use stance::stance_turned_down;
+pub use stance::{named_instead, other_of_two, stance_turned_down};
 
 /// Words and phrases (lower case, whole words) by which a user turns a preference down, switches
 /// away from it or drops it. Chosen over the dev split's maintenance questions as a whole: the

@@ -388,3 +388,22 @@ fn a_shrug_in_other_words_is_read() {
         ),
     ]);
 }
+
+/// A stance turned down by what the driver is not doing ("not paying ... extra") is its other
+/// value; a value of two turned down with the other named by no word of its own is the other
+/// (stop 86's build stored `Yes` and `not Supermarket`, checked).
+#[test]
+fn a_stance_refused_as_not_doing_and_the_other_of_two_are_read() {
+    each_stored_as([
+        (
+            "I'm not paying ten cents a gallon extra for the green stuff, not ever.",
+            "willingness_to_pay_extra_for_green_fuel",
+            "No (cheapest prefered)",
+        ),
+        (
+            "We buy our cheese at the market, not the supermarket, every Saturday.",
+            "preference_for_local_markets_farms_or_supermarket",
+            "Local Markets/Farms",
+        ),
+    ]);
+}

@@ -118,3 +118,23 @@ fn a_catalogue_name_said_by_its_generic_words_offers_only_a_name_of_the_user_s()
     let g = grammar(&s, &radio, &said("Switch over to FM, 97.3."), 2, true);
     assert!(!g.contains("\"FM\"") && !g.contains("EchoWave"), "{g}");
 }
+
+#[test]
+fn an_answer_turning_down_one_of_two_values_is_stored_as_the_other() {
+    let s = Schema::embedded();
+    let sents = vec!["We buy our cheese at the market, not the supermarket.".to_string()];
+    let stored = |key: &str, answer: &str| {
+        let offered = [cand(&s, key)];
+        parse(&s, answer, &offered, &sents, &[]).unwrap()[0]
+            .attribute
+            .clone()
+    };
+    let market = "preference_for_local_markets_farms_or_supermarket";
+    assert_eq!(
+        stored(market, &format!("{market}: not Supermarket\nend\n")),
+        "Local Markets/Farms"
+    );
+    // Of three values, the negation is kept.
+    let fan = "fan_speed_preferences";
+    assert_eq!(stored(fan, &format!("{fan}: not High\nend\n")), "not High");
+}

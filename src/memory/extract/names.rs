@@ -556,7 +556,8 @@ mod tests {
         };
         let said = ["I never want EchoWave FM on the radio again.".to_string()];
         assert!(super::super::named_choices(&s, &radio, &said).contains(&"not EchoWave FM".into()));
-        // Nothing else named: the value turned down, as before.
+        // Nothing else named: the value turned down is offered, as before (the answer's
+        // parse stores the other of two, `values::other_of_two`).
         assert_eq!(
             choices("I don't do the supermarket anymore."),
             ["not Supermarket"]

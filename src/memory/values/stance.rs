@@ -4,8 +4,11 @@
 //! that name the stance ([`stance_words`]): "I don't need handicapped parking anymore", "no
 //! need for the green options" turn the stance down.
 
-use super::{aversive, indifferent_values, stems, turns_down, NOT, WEAK_WORDS};
-use crate::schema::{DetailId, Schema, ValueKind};
+use super::{
+    aversive, indifferent_values, named_values_among, stems, turns_down, turns_down_value, NOT,
+    WEAK_WORDS,
+};
+use crate::schema::{Cardinality, DetailId, Schema, ValueKind};
 
 /// The value by which a choice category says it holds.
 const STANCE: &str = "Yes";
@@ -36,6 +39,19 @@ fn stance_words(schema: &Schema, detail: DetailId) -> Vec<String> {
         .collect()
 }
 
+/// The words with the form each takes after "not" as a verb ("pay": "I'm not paying extra for
+/// it"), "-ing" on the word or on it without a last "e" ("use": "using"): a stance is often
+/// turned down as what the driver is not doing.
+fn with_ing(words: &[String]) -> Vec<String> {
+    words
+        .iter()
+        .flat_map(|w| {
+            let ing = format!("{}ing", w.strip_suffix('e').unwrap_or(w));
+            [w.clone(), ing]
+        })
+        .collect()
+}
+
 /// The value to store when the sentence turns down the stance of a choice category with a
 /// `Yes` value ([`STANCE`]) without naming any value: the one other value that takes a stance
 /// ("No (cheapest prefered)" of *Willingness to Pay Extra for Green Fuel*), else `not Yes`.
@@ -54,7 +70,7 @@ pub fn stance_turned_down(schema: &Schema, detail: DetailId, sentence: &str) -> 
     // Any one of them turned down turns the stance down (`turns_down` reads each word of a
     // value on its own).
     let words = stance_words(schema, detail);
-    if words.is_empty() || !turns_down(sentence, &words.join(" ")) {
+    if words.is_empty() || !turns_down(sentence, &with_ing(&words).join(" ")) {
         return None;
     }
     // Not a value that says the stance does not matter: "avoid covered parking, I prefer the
@@ -68,6 +84,44 @@ pub fn stance_turned_down(schema: &Schema, detail: DetailId, sentence: &str) -> 
         (Some(one), None) => one.clone(),
         _ => format!("{NOT}{stance}"),
     })
+}
+
+/// What the user has in a single-value choice category whose value they turn down in
+/// `evidence` (of the values they name, `named`): another value they name, by fewer of its
+/// words ("We get our veg from the farm shop, not the supermarket"); empty when none.
+pub fn named_instead(
+    schema: &Schema,
+    detail: DetailId,
+    (sentences, evidence): (&[String], &str),
+    named: &[&str],
+) -> Vec<String> {
+    named_values_among(schema, detail, sentences, |v| !named.contains(&v))
+        .into_iter()
+        .filter(|v| !aversive(v) && !turns_down_value(schema, detail, evidence, v))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The other value of a single-value choice category of two (neither of which says the thing
+/// does not matter, [`indifferent_values`]), for the one the user turns down (`turned`, as
+/// the schema spells it): "the market, not the supermarket" buys at *Local Markets/Farms*,
+/// though "market" is no word its value opens with; "I never pay with cash" pays by card.
+/// `None` for any other category or value.
+pub fn other_of_two(schema: &Schema, detail: DetailId, turned: &str) -> Option<String> {
+    let d = schema.detail(detail);
+    let indifferent = indifferent_values(schema, detail);
+    let stances: Vec<&String> = d
+        .attributes
+        .iter()
+        .filter(|a| !indifferent.contains(&a.as_str()))
+        .collect();
+    match (d.kind, stances.as_slice()) {
+        (ValueKind::Choice, [a, b]) if d.cardinality == Cardinality::Single => (turned
+            == a.as_str())
+        .then(|| b.to_string())
+        .or_else(|| (turned == b.as_str()).then(|| a.to_string())),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -114,6 +168,18 @@ mod tests {
             down(green, "I'm not interested in paying extra for green fuel.").as_deref(),
             Some("No (cheapest prefered)")
         );
+        assert_eq!(
+            down(
+                green,
+                "Not paying a dime more per gallon for the green kind, ever."
+            )
+            .as_deref(),
+            Some("No (cheapest prefered)")
+        );
+        assert_eq!(
+            down(green, "I don't mind paying more for green fuel."),
+            None
+        );
         assert_eq!(down(green, "Find stations with green fuel options."), None);
         assert_eq!(
             down(green, "I don't mind paying a bit more for green fuel."),
@@ -132,5 +198,25 @@ mod tests {
             down(traffic, "Avoid traffic even if it takes longer."),
             None
         );
+    }
+    #[test]
+    fn the_other_of_two_is_the_one_not_turned_down() {
+        let s = Schema::embedded();
+        let other = |k: &str, v: &str| other_of_two(&s, key(&s, k), v);
+        assert_eq!(
+            other(
+                "preference_for_local_markets_farms_or_supermarket",
+                "Supermarket"
+            )
+            .as_deref(),
+            Some("Local Markets/Farms")
+        );
+        assert_eq!(
+            other("preferred_payment_method", "Cash").as_deref(),
+            Some("Card")
+        );
+        // Of three there is no one other; nor beside a value of not minding.
+        assert_eq!(other("fan_speed_preferences", "High"), None);
+        assert_eq!(other("preference_for_covered_parking", "Yes"), None);
     }
 }
