@@ -102,24 +102,19 @@ pub fn named_instead(
         .collect()
 }
 
-/// The other value of a single-value choice category of two (neither of which says the thing
-/// does not matter, [`indifferent_values`]), for the one the user turns down (`turned`, as
-/// the schema spells it): "the market, not the supermarket" buys at *Local Markets/Farms*,
+/// The other value of a single-value choice category of two values, neither of which says the
+/// thing does not matter ([`indifferent_values`]), for the one the user turns down (`turned`,
+/// as the schema spells it): "the market, not the supermarket" buys at *Local Markets/Farms*,
 /// though "market" is no word its value opens with; "I never pay with cash" pays by card.
 /// `None` for any other category or value.
 pub fn other_of_two(schema: &Schema, detail: DetailId, turned: &str) -> Option<String> {
     let d = schema.detail(detail);
-    let indifferent = indifferent_values(schema, detail);
-    let stances: Vec<&String> = d
-        .attributes
-        .iter()
-        .filter(|a| !indifferent.contains(&a.as_str()))
-        .collect();
-    match (d.kind, stances.as_slice()) {
-        (ValueKind::Choice, [a, b]) if d.cardinality == Cardinality::Single => (turned
-            == a.as_str())
-        .then(|| b.to_string())
-        .or_else(|| (turned == b.as_str()).then(|| a.to_string())),
+    let two = d.kind == ValueKind::Choice
+        && d.cardinality == Cardinality::Single
+        && indifferent_values(schema, detail).is_empty();
+    match d.attributes.as_slice() {
+        [a, b] if two && turned == a.as_str() => Some(b.clone()),
+        [a, b] if two && turned == b.as_str() => Some(a.clone()),
         _ => None,
     }
 }
@@ -218,5 +213,7 @@ mod tests {
         // Of three there is no one other; nor beside a value of not minding.
         assert_eq!(other("fan_speed_preferences", "High"), None);
         assert_eq!(other("preference_for_covered_parking", "Yes"), None);
+        // Two stances beside a value of not minding are a scale of three, not a choice of two.
+        assert_eq!(other("price_sensitivity_for_fuel", "Rather cheapest"), None);
     }
 }
