@@ -30,11 +30,7 @@ pub(super) fn title_names(sentence: &str) -> Vec<String> {
                 || (next.as_deref() == Some("by") && idiom::credit_then_copula(&tokens, r.end + 1))
         })
         .filter_map(|r| {
-            let words: Vec<&str> = tokens[r]
-                .iter()
-                .map(|t| value_word(t))
-                .filter(|w| !w.is_empty())
-                .collect();
+            let words = run_words(&tokens[r]);
             let lower: Vec<String> = words.iter().map(|w| token_word(w)).collect();
             // A capitalised word of those: a name's own "of" or "and" are lower case
             // ("Bank of America"; "Ionity and Tesla" are two).
@@ -48,6 +44,14 @@ pub(super) fn title_names(sentence: &str) -> Vec<String> {
             (function && !time && words.len() <= MAX_TITLE_WORDS && title.len() <= 48)
                 .then_some(title)
         })
+        .collect()
+}
+
+/// The value words of a run of a sentence's tokens (marks off, nothing left of a mark alone).
+fn run_words<'a>(run: &[&'a str]) -> Vec<&'a str> {
+    run.iter()
+        .map(|t| value_word(t))
+        .filter(|w| !w.is_empty())
         .collect()
 }
 
@@ -192,11 +196,7 @@ fn joined_titles(sentence: &str) -> Vec<String> {
     }
     runs.into_iter()
         .filter_map(|r| {
-            let words: Vec<&str> = tokens[r]
-                .iter()
-                .map(|t| value_word(t))
-                .filter(|w| !w.is_empty())
-                .collect();
+            let words = run_words(&tokens[r]);
             let lower = |w: &str| w.starts_with(char::is_lowercase);
             // Inside the title: "on Hello" of "Put on Hello by Adele" is none.
             let inside =
@@ -331,16 +331,18 @@ mod tests {
         );
     }
 
+    /// The names a sentence gives a value of `d`.
+    fn names(d: &Detail, s: &str) -> Vec<String> {
+        let mut n = proper_names(s);
+        without_credits_in(d, [s], &mut n);
+        n
+    }
+
     #[test]
     fn a_work_s_value_is_the_work_not_who_made_it() {
         let schema = Schema::embedded();
         let songs = schema.detail(schema.detail_by_key("favorite_songs").unwrap());
         let artists = schema.detail(schema.detail_by_key("favorite_artists_bands").unwrap());
-        let names = |d: &Detail, s: &str| {
-            let mut n = proper_names(s);
-            without_credits_in(d, [s], &mut n);
-            n
-        };
         let s = "My favourite song is No Woman No Cry by Bob Marley.";
         assert_eq!(names(songs, s), ["No Woman No Cry"]);
         // An artist's category keeps both: which one it is about is the model's call.
@@ -391,11 +393,6 @@ mod tests {
         let schema = Schema::embedded();
         let songs = schema.detail(schema.detail_by_key("favorite_songs").unwrap());
         let stations = schema.detail(schema.detail_by_key("preferred_radio_station").unwrap());
-        let names = |d: &Detail, s: &str| {
-            let mut n = proper_names(s);
-            without_credits_in(d, [s], &mut n);
-            n
-        };
         assert_eq!(
             names(songs, "Nothing beats Stairway to Heaven, it's my song."),
             ["Stairway to Heaven"]
