@@ -557,9 +557,9 @@ pub fn parse(
                 }
                 // Of a choice of two, the one not turned down ("the market, not the
                 // supermarket"): the model chose among the same values as before.
-                let other = canonical.filter(|_| !not.is_empty());
+                let refused = canonical.filter(|_| !not.is_empty());
                 let attribute =
-                    match other.and_then(|c| values::other_of_two(schema, cand.detail, c)) {
+                    match refused.and_then(|c| values::other_of_two(schema, cand.detail, c)) {
                         Some(other) => other,
                         None => format!("{not}{}", canonical.unwrap_or(value)),
                     };

@@ -175,7 +175,8 @@ pub fn capitalised(word: &str) -> bool {
 /// more capitalised words, joiners between two of them ("Don't Look Back in Anger", "No Woman
 /// No Cry", "Here Comes the Sun"), each ending at a mark, that do not open the sentence, or
 /// open it as what something is ("Don't Stop Believin' is my song"), or are said with whom
-/// they are by ("Don't Stop Me Now by Queen is my song"). A run that opens it otherwise is
+/// they are by ("Don't Stop Me Now by Queen is my song"), or follow an opening "It's" or
+/// "That's" ("It's The Rest Is Football for me"). A run that opens it otherwise is
 /// read as said ("No BBC Radio 1, please" refuses), and a sentence in capitals nearly
 /// throughout (four words in five) or in lower case throughout, as a recogniser writes it,
 /// holds none. "I" is no capital of its own.
