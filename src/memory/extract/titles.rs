@@ -187,7 +187,7 @@ fn joined_titles(sentence: &str) -> Vec<String> {
     let tokens: Vec<&str> = sentence.split(' ').collect();
     let mut runs = idiom::titles(sentence);
     for (i, t) in tokens.iter().enumerate() {
-        let opens = i == 0 || tokens[i - 1].ends_with(['.', '!', '?', ':', ';']);
+        let opens = idiom::opens_at(&tokens, i);
         let plays = PLAYS.contains(&token_word(t).as_str()) && !t.ends_with([',', '.', '!', '?']);
         if opens && plays && !runs.iter().any(|r| r.contains(&(i + 1))) {
             let end = idiom::capital_run(&tokens, i + 1);
@@ -219,10 +219,11 @@ fn with_joined_titles(sentence: &str, names: &mut Vec<String>) {
             let n = words(n);
             n.len() < whole.len() && whole.windows(n.len()).any(|w| w == n)
         };
+        // Where its first piece was (the names before it all stay), else at the end.
         let at = names.iter().position(piece).unwrap_or(names.len());
         names.retain(|n| !piece(n));
         if !names.iter().any(|n| words(n) == whole) {
-            names.insert(at.min(names.len()), title);
+            names.insert(at, title);
         }
     }
 }

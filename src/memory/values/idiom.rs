@@ -190,7 +190,7 @@ pub fn titles(sentence: &str) -> Vec<std::ops::Range<usize>> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < tokens.len() {
-        let opens = i == 0 || tokens[i - 1].ends_with(['.', '!', '?', ':', ';']);
+        let opens = opens_at(&tokens, i);
         let j = capital_run(&tokens, i);
         // Said with whom it is by, a run is a title though it opens the sentence ("Don't
         // Stop Me Now by Queen is my song").
@@ -239,6 +239,12 @@ pub fn titles(sentence: &str) -> Vec<std::ops::Range<usize>> {
 /// "That's", with a plain or typographic apostrophe).
 fn says_it_is(word: &str) -> bool {
     matches!(super::folded(word).as_str(), "it's" | "that's")
+}
+
+/// Whether `tokens[i]` opens a sentence: it is the first, or the one before it ends with a
+/// sentence's mark.
+pub fn opens_at(tokens: &[&str], i: usize) -> bool {
+    i == 0 || tokens[i - 1].ends_with(['.', '!', '?', ':', ';'])
 }
 
 /// Where the run of capitalised words from `tokens[i]` ends (exclusive; `i` when it opens
