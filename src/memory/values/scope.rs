@@ -182,10 +182,12 @@ fn anything_but(lower: &str) -> String {
 /// sooner walk than fill up at Esso" turn down what follows "than" as "Lidl rather than Aldi"
 /// does, though the words between carry it past the negation's reach. Only within the clause
 /// ("rather" before "than"), and not before a number ("I'd rather walk less than 5 minutes"
-/// compares a distance).
+/// compares a distance). So does "over Y" after a verb of choosing in the clause ("always
+/// choose the fastest route over the shortest distance", "I prefer Aldi over Lidl"), not before
+/// a number ("over 20 minutes").
 fn rather_than(clause: Vec<&str>) -> Vec<&str> {
     let mut out: Vec<&str> = Vec::with_capacity(clause.len() + 1);
-    let mut preferred = false;
+    let (mut preferred, mut chose) = (false, false);
     for (k, &w) in clause.iter().enumerate() {
         // "than 5 minutes", "than 10am": a word opening with a digit compares.
         let compares = || {
@@ -196,11 +198,31 @@ fn rather_than(clause: Vec<&str>) -> Vec<&str> {
         if w == "than" && preferred && out.last() != Some(&"rather") && !compares() {
             out.push("rather");
         }
+        if w == "over" && chose && !compares() {
+            out.extend(["rather", "than"]);
+            continue;
+        }
         preferred |= matches!(w, "rather" | "sooner");
+        chose |= CHOOSES.contains(&w);
         out.push(w);
     }
     out
 }
+
+/// Verbs of choosing one thing over another.
+const CHOOSES: &[&str] = &[
+    "prefer",
+    "prefers",
+    "preferred",
+    "choose",
+    "chooses",
+    "pick",
+    "picks",
+    "favour",
+    "favor",
+    "favours",
+    "favors",
+];
 
 /// Where the words that may turn down the value at `j` begin, from `start`: after the last
 /// repair between them, which says the value instead of what was refused before it ("put on
