@@ -7,6 +7,7 @@
 
 pub mod idiom;
 mod named;
+mod scale;
 mod scope;
 mod stance;
 
@@ -262,7 +263,7 @@ pub fn shrugged_values<'a>(schema: &'a Schema, detail: DetailId, sentence: &str)
     let indifferent = indifferent_values(schema, detail);
     let stance = wholly_named(schema, detail, &[sentence.to_string()])
         .into_iter()
-        .any(|v| !indifferent.contains(&v) && !turns_down_value(schema, detail, sentence, v));
+        .any(|v| !indifferent.contains(&v) && !turns_down_known(schema, detail, sentence, v));
     if stance {
         Vec::new()
     } else {

@@ -322,3 +322,42 @@ fn an_artist_said_by_a_real_name_is_stored_and_a_title_holding_one_is_a_song() {
         vec![("favorite_songs".to_string(), "Dancing Queen".to_string())]
     );
 }
+
+/// A level said by its everyday word ("bright", "in the middle") and a walk said in minutes are
+/// stored as the level and the walk the words say: the build before stored `Low`, `Low` and
+/// `less than 5 min` (the model's pick among all the values; checked).
+#[test]
+fn a_level_said_by_its_everyday_word_and_a_walk_said_in_minutes_store_what_is_said() {
+    let dir = tempdir().unwrap();
+    let m = open(dir.path());
+    let stored = |who: &str, text: &str, key: &str| -> Vec<String> {
+        let d = m.schema().detail_by_key(key).unwrap();
+        let out = m.remember(&user(who), &said(text)).unwrap();
+        out.iter()
+            .filter(|o| o.preference.detail == d)
+            .map(|o| o.preference.attribute.clone())
+            .collect()
+    };
+    for (who, text, key, value) in [
+        (
+            "lights",
+            "I always prefer it bright inside the car.",
+            "interior_lighting_brightness_preferences",
+            "High",
+        ),
+        (
+            "fan",
+            "I like the fan somewhere in the middle, not too strong.",
+            "fan_speed_preferences",
+            "Medium",
+        ),
+        (
+            "walk",
+            "When I park I never want to walk more than 10 minutes, even if it costs a bit more.",
+            "distance_willing_to_walk_from_parking_to_destination",
+            "less than 10 min (accepting possible higher cost)",
+        ),
+    ] {
+        assert_eq!(stored(who, text, key), vec![value], "{text}");
+    }
+}

@@ -138,3 +138,79 @@ fn an_answer_turning_down_one_of_two_values_is_stored_as_the_other() {
     let fan = "fan_speed_preferences";
     assert_eq!(stored(fan, &format!("{fan}: not High\nend\n")), "not High");
 }
+
+#[test]
+fn a_number_only_one_value_holds_names_it_with_its_unit_and_a_bound_refuses_nothing() {
+    let s = Schema::embedded();
+    let say = |t: &str| vec![t.to_string()];
+    let walk = cand(&s, "distance_willing_to_walk_from_parking_to_destination");
+    let ten = "less than 10 min (accepting possible higher cost)";
+    for said in [
+        // "never ... more than 10 minutes" refuses what lies past ten minutes, not the value.
+        "When I park I never want to walk more than 10 minutes, even if it costs a bit more.",
+        "Ten minutes on foot from the car is my limit, I'll pay for it.",
+    ] {
+        assert_eq!(named_choices(&s, &walk, &say(said)), vec![ten], "{said}");
+    }
+    // A shrug beside a walk said so is at the cost, not at the walk.
+    assert_eq!(
+        named_choices(
+            &s,
+            &walk,
+            &say("I can't walk more than five minutes from the car, whatever it costs.")
+        ),
+        vec!["less than 5 min (accepting possible higher cost)"]
+    );
+    // A number of something else is not the value's, nor is a bound the driver accepts going
+    // past.
+    for said in [
+        "I'll pay 10 dollars more to park by the door.",
+        "Find me cheap parking, even if it means walking more than 10 minutes.",
+    ] {
+        let named = named_choices(&s, &walk, &say(said));
+        assert!(!named.contains(&ten.to_string()), "{said}: {named:?}");
+    }
+}
+
+#[test]
+fn a_level_s_everyday_word_names_it_unless_said_as_too_much_or_refused() {
+    let s = Schema::embedded();
+    let say = |t: &str| vec![t.to_string()];
+    for (key, said, level) in [
+        (
+            "interior_lighting_brightness_preferences",
+            "I like it nice and bright in here.",
+            "High",
+        ),
+        (
+            "interior_lighting_brightness_preferences",
+            "I keep the cabin lights dimmed.",
+            "Low",
+        ),
+        (
+            "seat_heating_preferences",
+            "Seat heating at its hottest, always, I feel the cold.",
+            "High",
+        ),
+        (
+            "fan_speed_preferences",
+            "I like the fan somewhere in the middle, not too strong.",
+            "Medium",
+        ),
+    ] {
+        assert_eq!(
+            named_choices(&s, &cand(&s, key), &say(said)),
+            vec![level],
+            "{said}"
+        );
+    }
+    // "Too bright" asks for less, and "never ... bright" refuses it: neither names High, and
+    // the model chooses among the levels.
+    let lights = cand(&s, "interior_lighting_brightness_preferences");
+    for said in [
+        "I always find the cabin lights way too bright at night.",
+        "I never have the cabin lights bright.",
+    ] {
+        assert!(named_choices(&s, &lights, &say(said)).is_empty(), "{said}");
+    }
+}

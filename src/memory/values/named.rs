@@ -1,6 +1,7 @@
 //! Which of a category's known values a sentence names ([`named_values`]), and which it says in
 //! full ([`wholly_named`]).
 
+use super::scale::{own_number_bounded, own_number_said, too_much};
 use super::{digits, number, stems};
 use crate::schema::{DetailId, Schema};
 
@@ -156,6 +157,13 @@ fn named_with_share<'a>(
         {
             (share, held) = (1.0, words.len());
         }
+        // Off a ladder, a number no other value holds, said with the value's own unit, names
+        // that value ("no more than 10 minutes" names "less than 10 min (accepting possible
+        // higher cost)", not its neighbour of 5 min); a number of something else ("10
+        // dollars") does not (`scale.rs`).
+        if !ladder && share < 1.0 - 1e-6 && own_number_said(d, a, sentences) {
+            (share, held) = (1.0, words.len());
+        }
         // A value alias the schema gives, said in full and not turned down, names the value
         // in full ("Switching to recirculate." names `inside`).
         let alias = alias_said(d, a, &said, sentences);
@@ -276,8 +284,15 @@ pub fn says_alias(schema: &Schema, detail: DetailId, value: &str, text: &str) ->
 /// value ("I never take toll roads" avoids Toll roads; "a place that doesn't serve seafood" is
 /// the allergy). Extraction's choices and its value step both read a refusal by it.
 pub fn refuses(schema: &Schema, detail: DetailId, sentence: &str, value: &str) -> bool {
-    !in_aversion(schema.detail(detail), value)
-        && super::turns_down_value(schema, detail, sentence, value)
+    !in_aversion(schema.detail(detail), value) && turns_down_known(schema, detail, sentence, value)
+}
+
+/// [`super::turns_down_value`], but not where what the negation refuses is what lies past a
+/// bound the value's own number sets ("I can't walk more than five minutes" refuses no "less
+/// than 5 min": `scale.rs`).
+pub fn turns_down_known(schema: &Schema, detail: DetailId, sentence: &str, value: &str) -> bool {
+    super::turns_down_value(schema, detail, sentence, value)
+        && !own_number_bounded(schema.detail(detail), value, sentence)
 }
 
 /// Whether `value` of the detail `d` names an aversion, by the category or by itself
@@ -304,7 +319,10 @@ fn alias_said(
         .filter_map(|p| {
             let words = stems(p);
             let whole = !words.is_empty() && words.iter().all(|w| said.contains(w));
-            let kept = aversion || !sentences.iter().any(|s| super::turns_down(s, p));
+            let kept = aversion
+                || !sentences
+                    .iter()
+                    .any(|s| super::turns_down(s, p) || too_much(s, p));
             (whole && kept).then_some(words.len())
         })
         .max()
