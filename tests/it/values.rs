@@ -323,9 +323,9 @@ fn an_artist_said_by_a_real_name_is_stored_and_a_title_holding_one_is_a_song() {
     );
 }
 
-/// A level said by its everyday word ("bright", "in the middle") and a walk said in minutes are
-/// stored as the level and the walk the words say: the build before stored `Low`, `Low` and
-/// `less than 5 min` (the model's pick among all the values; checked).
+/// A level said by its everyday word ("bright") and a walk said in minutes are stored as the
+/// level and the walk the words say: the build before stored `Low` and `less than 5 min` (the
+/// model's pick among all the values; checked).
 #[test]
 fn a_level_said_by_its_everyday_word_and_a_walk_said_in_minutes_store_what_is_said() {
     let dir = tempdir().unwrap();
@@ -344,12 +344,6 @@ fn a_level_said_by_its_everyday_word_and_a_walk_said_in_minutes_store_what_is_sa
             "I always prefer it bright inside the car.",
             "interior_lighting_brightness_preferences",
             "High",
-        ),
-        (
-            "fan",
-            "I like the fan somewhere in the middle, not too strong.",
-            "fan_speed_preferences",
-            "Medium",
         ),
         (
             "walk",

@@ -149,6 +149,7 @@ fn a_number_only_one_value_holds_names_it_with_its_unit_and_a_bound_refuses_noth
         // "never ... more than 10 minutes" refuses what lies past ten minutes, not the value.
         "When I park I never want to walk more than 10 minutes, even if it costs a bit more.",
         "Ten minutes on foot from the car is my limit, I'll pay for it.",
+        "A ten-minute walk from the car park is my limit, I'll pay for that.",
     ] {
         assert_eq!(named_choices(&s, &walk, &say(said)), vec![ten], "{said}");
     }
@@ -165,7 +166,11 @@ fn a_number_only_one_value_holds_names_it_with_its_unit_and_a_bound_refuses_noth
     // past.
     for said in [
         "I'll pay 10 dollars more to park by the door.",
+        "I'll pay 10 minimum for a spot by the door.",
         "Find me cheap parking, even if it means walking more than 10 minutes.",
+        "I don't mind walking more than 10 minutes if parking's cheaper.",
+        "I'm happy to walk at least 10 minutes to save money.",
+        "I'm happy to circle for 10 minutes to find a cheap spot.",
     ] {
         let named = named_choices(&s, &walk, &say(said));
         assert!(!named.contains(&ten.to_string()), "{said}: {named:?}");
@@ -188,14 +193,14 @@ fn a_level_s_everyday_word_names_it_unless_said_as_too_much_or_refused() {
             "Low",
         ),
         (
-            "seat_heating_preferences",
-            "Seat heating at its hottest, always, I feel the cold.",
+            "fan_speed_preferences",
+            "Fan on full speed, always, I run hot.",
             "High",
         ),
         (
             "fan_speed_preferences",
-            "I like the fan somewhere in the middle, not too strong.",
-            "Medium",
+            "A gentle fan is all I ever want.",
+            "Low",
         ),
     ] {
         assert_eq!(

@@ -287,9 +287,9 @@ pub fn refuses(schema: &Schema, detail: DetailId, sentence: &str, value: &str) -
     !in_aversion(schema.detail(detail), value) && turns_down_known(schema, detail, sentence, value)
 }
 
-/// [`super::turns_down_value`], but not where what the negation refuses is what lies past a
-/// bound the value's own number sets ("I can't walk more than five minutes" refuses no "less
-/// than 5 min": `scale.rs`).
+/// [`super::turns_down_value`], but not where the sentence says the value's own number as an
+/// upper bound that a negation governs: the negation refuses what lies past the bound ("I
+/// can't walk more than five minutes" refuses no "less than 5 min": `scale.rs`).
 pub fn turns_down_known(schema: &Schema, detail: DetailId, sentence: &str, value: &str) -> bool {
     super::turns_down_value(schema, detail, sentence, value)
         && !own_number_bounded(schema.detail(detail), value, sentence)

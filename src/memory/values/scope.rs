@@ -182,9 +182,10 @@ fn anything_but(lower: &str) -> String {
 /// sooner walk than fill up at Esso" turn down what follows "than" as "Lidl rather than Aldi"
 /// does, though the words between carry it past the negation's reach. Only within the clause
 /// ("rather" before "than"), and not before a number ("I'd rather walk less than 5 minutes"
-/// compares a distance). So does "over Y" after a verb of choosing in the clause ("always
-/// choose the fastest route over the shortest distance", "I prefer Aldi over Lidl"), not before
-/// a number ("over 20 minutes").
+/// compares a distance). So does "over Y" after a verb of choosing in the clause, with a word
+/// between ("I prefer Aldi over Lidl", "always choose fastest route over shortest distance"),
+/// not before a number ("over 20 minutes", "over ten minutes") nor as a way to somewhere
+/// ("pop over to Tesco"), and not after "pick up".
 fn rather_than(clause: Vec<&str>) -> Vec<&str> {
     let mut out: Vec<&str> = Vec::with_capacity(clause.len() + 1);
     let (mut preferred, mut chose) = (false, false);
@@ -198,12 +199,20 @@ fn rather_than(clause: Vec<&str>) -> Vec<&str> {
         if w == "than" && preferred && out.last() != Some(&"rather") && !compares() {
             out.push("rather");
         }
-        if w == "over" && chose && !compares() {
+        // "over to Tesco", "over at the Costa": a way to somewhere, not a choice.
+        let moves = || {
+            clause
+                .get(k + 1)
+                .is_some_and(|n| PLACES.contains(n) || crate::memory::values::digits(n) != **n)
+        };
+        let between = out.last().is_some_and(|p| !CHOOSES.contains(p));
+        if w == "over" && chose && between && !compares() && !moves() {
             out.extend(["rather", "than"]);
             continue;
         }
         preferred |= matches!(w, "rather" | "sooner");
-        chose |= CHOOSES.contains(&w);
+        // "pick up" is no choosing.
+        chose |= CHOOSES.contains(&w) && clause.get(k + 1) != Some(&"up");
         out.push(w);
     }
     out
@@ -214,15 +223,24 @@ const CHOOSES: &[&str] = &[
     "prefer",
     "prefers",
     "preferred",
+    "preferring",
     "choose",
     "chooses",
+    "chose",
+    "chosen",
     "pick",
     "picks",
+    "picked",
     "favour",
     "favor",
     "favours",
     "favors",
+    "favoured",
+    "favored",
 ];
+
+/// Words after "over" that make it a way to somewhere ("head over to Tesco").
+const PLACES: &[&str] = &["to", "at", "by", "there", "here", "in", "on", "from"];
 
 /// Where the words that may turn down the value at `j` begin, from `start`: after the last
 /// repair between them, which says the value instead of what was refused before it ("put on
@@ -427,3 +445,33 @@ fn unpossessed(text: &str) -> String {
 
 /// Words that soften what follows without changing it ("not really for me").
 const HEDGES: &[&str] = &["really", "quite", "exactly", "just", "ever", "much"];
+
+#[cfg(test)]
+mod tests {
+    use super::turns_down;
+
+    #[test]
+    fn what_is_chosen_over_another_turns_the_other_down() {
+        for (sentence, value) in [
+            (
+                "Always choose fastest route over shortest distance.",
+                "shortest distance",
+            ),
+            ("I prefer Aldi over Lidl.", "Lidl"),
+        ] {
+            assert!(turns_down(sentence, value), "{sentence} | {value}");
+        }
+        for (sentence, value) in [
+            ("I prefer Aldi over Lidl.", "Aldi"),
+            // A number after "over" compares; "over to" is a way to somewhere.
+            (
+                "I'd pick a spot over ten minutes away if it's free.",
+                "10 minutes away",
+            ),
+            ("I prefer to head over to Tesco for the big shop.", "Tesco"),
+            ("I always pick up coffee over at the Costa.", "Costa"),
+        ] {
+            assert!(!turns_down(sentence, value), "{sentence} | {value}");
+        }
+    }
+}

@@ -7,7 +7,7 @@
 //! one turned down says the other ([`other_of_two`]: "the market, not the supermarket").
 
 use super::{
-    aversive, indifferent_values, named_values_among, stems, turns_down, turns_down_value, NOT,
+    aversive, indifferent_values, named_values_among, stems, turns_down, turns_down_known, NOT,
     WEAK_WORDS,
 };
 use crate::schema::{Cardinality, DetailId, Schema, ValueKind};
@@ -99,7 +99,7 @@ pub fn named_instead(
 ) -> Vec<String> {
     named_values_among(schema, detail, sentences, |v| !named.contains(&v))
         .into_iter()
-        .filter(|v| !aversive(v) && !turns_down_value(schema, detail, evidence, v))
+        .filter(|v| !aversive(v) && !turns_down_known(schema, detail, evidence, v))
         .map(str::to_string)
         .collect()
 }

@@ -547,11 +547,6 @@ fn what_the_driver_would_rather_do_than_have_is_turned_down() {
         ("I'd sooner push the car than fill up at Esso.", "Esso"),
         ("I'd rather go to Lidl than Aldi.", "Aldi"),
         ("We shop at Lidl rather than Aldi.", "Aldi"),
-        (
-            "Always choose the fastest route over the shortest distance.",
-            "shortest distance",
-        ),
-        ("I prefer Aldi over Lidl.", "Lidl"),
     ] {
         assert!(turns_down(sentence, value), "{sentence} | {value}");
     }
@@ -559,11 +554,6 @@ fn what_the_driver_would_rather_do_than_have_is_turned_down() {
         ("I'd rather go to Lidl than Aldi.", "Lidl"),
         ("I'd sooner have Shell than anything else.", "Shell"),
         ("I like jazz more than anything.", "Jazz"),
-        ("I prefer Aldi over Lidl.", "Aldi"),
-        (
-            "I'd pick a spot over 10 minutes away if it's free.",
-            "10 minutes away",
-        ),
         // A clause ends what "rather" reaches; a number after "than" compares.
         ("I'd rather not, it's nicer than Heart.", "Heart"),
         (
