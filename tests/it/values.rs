@@ -2,9 +2,20 @@
 //! wherever it is decided (the value step without the model, the model's choices).
 
 use glovebox::conversation::Conversation;
+use glovebox::memory::Memory;
 use tempfile::tempdir;
 
 use crate::common::{open, user};
+
+/// What `text`, said by `who` (a fresh user each time), stores in the category `key`.
+fn stored_in(m: &Memory, who: &str, text: &str, key: &str) -> Vec<String> {
+    let d = m.schema().detail_by_key(key).unwrap();
+    let out = m.remember(&user(who), &said(text)).unwrap();
+    out.iter()
+        .filter(|o| o.preference.detail == d)
+        .map(|o| o.preference.attribute.clone())
+        .collect()
+}
 
 fn said(text: &str) -> Conversation {
     let turns = serde_json::json!([{"role": "user", "text": text}]);
@@ -206,15 +217,7 @@ fn a_story_of_one_past_occasion_stores_nothing_and_a_habit_beside_it_keeps_its_o
 fn a_song_is_stored_by_its_whole_title_not_by_who_it_is_by() {
     let dir = tempdir().unwrap();
     let m = open(dir.path());
-    // Each sentence in a fresh user's memory, the values stored in `key`.
-    let stored = |who: &str, text: &str, key: &str| -> Vec<String> {
-        let d = m.schema().detail_by_key(key).unwrap();
-        let out = m.remember(&user(who), &said(text)).unwrap();
-        out.iter()
-            .filter(|o| o.preference.detail == d)
-            .map(|o| o.preference.attribute.clone())
-            .collect()
-    };
+    let stored = |who: &str, text: &str, key: &str| stored_in(&m, who, text, key);
     for (i, (text, title)) in [
         (
             "My favourite song is No Woman No Cry by Bob Marley.",
@@ -330,14 +333,7 @@ fn an_artist_said_by_a_real_name_is_stored_and_a_title_holding_one_is_a_song() {
 fn a_level_said_by_its_everyday_word_and_a_walk_said_in_minutes_store_what_is_said() {
     let dir = tempdir().unwrap();
     let m = open(dir.path());
-    let stored = |who: &str, text: &str, key: &str| -> Vec<String> {
-        let d = m.schema().detail_by_key(key).unwrap();
-        let out = m.remember(&user(who), &said(text)).unwrap();
-        out.iter()
-            .filter(|o| o.preference.detail == d)
-            .map(|o| o.preference.attribute.clone())
-            .collect()
-    };
+    let stored = |who: &str, text: &str, key: &str| stored_in(&m, who, text, key);
     for (who, text, key, value) in [
         (
             "lights",
