@@ -2,9 +2,9 @@
 //! ([`negates`]) and their scope before and after the value ([`turns_down`]), how a
 //! turned-down value is written ([`NOT`], [`negation_of`]), a stance turned down by the words
 //! that name it ([`stance_turned_down`]), and which of a category's known values a sentence
-//! names ([`named_values`]; a value named by its own number with its unit, or an alias said
-//! as too much of it: `values/scale.rs`). Extraction and maintenance both use these; neither
-//! imports the other.
+//! names ([`named_values`]; a value named by its own number with its unit, and an alias said
+//! as too much of it, which names none: `values/scale.rs`). Extraction and maintenance both
+//! use these; neither imports the other.
 
 pub mod idiom;
 mod named;

@@ -150,6 +150,8 @@ fn a_number_only_one_value_holds_names_it_with_its_unit_and_a_bound_refuses_noth
         "When I park I never want to walk more than 10 minutes, even if it costs a bit more.",
         "Ten minutes on foot from the car is my limit, I'll pay for it.",
         "A ten-minute walk from the car park is my limit, I'll pay for that.",
+        // A shrug in a clause of its own is at the cost.
+        "I don't care if it costs more, I won't walk more than ten minutes from the car.",
     ] {
         assert_eq!(named_choices(&s, &walk, &say(said)), vec![ten], "{said}");
     }
@@ -171,6 +173,8 @@ fn a_number_only_one_value_holds_names_it_with_its_unit_and_a_bound_refuses_noth
         "I don't mind walking more than 10 minutes if parking's cheaper.",
         "I'm happy to walk at least 10 minutes to save money.",
         "I'm happy to circle for 10 minutes to find a cheap spot.",
+        "No, I'm happy to walk more than 10 minutes if it's cheaper.",
+        "I'll walk 10 minutes at least, if it saves money.",
     ] {
         let named = named_choices(&s, &walk, &say(said));
         assert!(!named.contains(&ten.to_string()), "{said}: {named:?}");

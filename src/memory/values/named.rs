@@ -279,7 +279,7 @@ pub fn says_alias(schema: &Schema, detail: DetailId, value: &str, text: &str) ->
     alias_said(schema.detail(detail), value, &said, &sentences).is_some()
 }
 
-/// Whether the sentence turns `value` down ([`super::turns_down_value`]) where a negation can:
+/// Whether the sentence turns `value` down ([`turns_down_known`]) where a negation can:
 /// not in an aversion (the category or the value is one), where the negation is what names the
 /// value ("I never take toll roads" avoids Toll roads; "a place that doesn't serve seafood" is
 /// the allergy). Extraction's choices and its value step both read a refusal by it.
@@ -288,11 +288,16 @@ pub fn refuses(schema: &Schema, detail: DetailId, sentence: &str, value: &str) -
 }
 
 /// [`super::turns_down_value`], but not where the sentence says the value's own number as an
-/// upper bound that a negation governs: the negation refuses what lies past the bound ("I
-/// can't walk more than five minutes" refuses no "less than 5 min": `scale.rs`).
+/// upper bound that a negation governs, in a choice category off a ladder: the negation refuses
+/// what lies past the bound ("I can't walk more than five minutes" refuses no "less than 5
+/// min": `scale.rs`).
 pub fn turns_down_known(schema: &Schema, detail: DetailId, sentence: &str, value: &str) -> bool {
-    super::turns_down_value(schema, detail, sentence, value)
-        && !own_number_bounded(schema.detail(detail), value, sentence)
+    let d = schema.detail(detail);
+    // A ladder of temperatures is read as before ("never more than 22 degrees" refuses 22).
+    let bounded = d.kind == crate::schema::ValueKind::Choice
+        && !is_ladder(d)
+        && own_number_bounded(d, value, sentence);
+    super::turns_down_value(schema, detail, sentence, value) && !bounded
 }
 
 /// Whether `value` of the detail `d` names an aversion, by the category or by itself

@@ -2,7 +2,7 @@
 //! values holds, said with that value's unit ("within 10 minutes", "a ten-minute walk" name
 //! "less than 10 min (accepting possible higher cost)"), names that value; said as an upper
 //! bound ("more than 10 minutes", "over 10 minutes") it names the value only when a negation
-//! just before it governs it ("never more than 10 minutes": the negation then refuses what lies
+//! in its clause governs it ("never more than 10 minutes": the negation then refuses what lies
 //! past the bound, not the value), never when the driver shrugs at it ("I don't mind walking
 //! more than 10 minutes"); said as a lower bound ("at least 10 minutes", "10 minutes or more")
 //! or as the time of something else ("circle for 10 minutes"), it names nothing. And a value's
@@ -52,8 +52,8 @@ fn says_unit(word: &str, unit: &str) -> bool {
 /// Verbs of doing something else for a time ("circle for 10 minutes", "wait 10 minutes"): a
 /// number after one of them, within four words, is that activity's time, not the value's.
 const OTHER_TIMES: &[&str] = &[
-    "circle", "circling", "drive", "driving", "wait", "waiting", "spend", "spending", "leave",
-    "leaving", "charge", "charging", "queue", "queuing", "idle", "idling", "sit", "sitting",
+    "circle", "circling", "drive", "driving", "wait", "waiting", "leave", "leaving", "charge",
+    "charging", "queue", "queuing", "idle", "idling", "sit", "sitting",
 ];
 
 /// Where a sentence's words (`said`, [`number_words`]) say a number of `value` that no other
@@ -100,9 +100,9 @@ pub(super) fn own_number_said(
     d.kind == crate::schema::ValueKind::Choice
         && sentences.iter().any(|s| {
             let said = number_words(s);
-            own_number_at(d, value, &said).iter().any(|&i| {
-                !lower_bound_at(&said, i) && (!bound_at(&said, i) || negated_bound(s, &said, i))
-            })
+            own_number_at(d, value, &said)
+                .iter()
+                .any(|&i| !lower_bound_at(&said, i) && (!bound_at(&said, i) || negated_bound(s, i)))
         })
 }
 
@@ -115,26 +115,39 @@ fn bound_at(said: &[String], i: usize) -> bool {
             && matches!(before(2), Some("more" | "longer" | "further" | "farther"))
 }
 
-/// Whether the number at `i` is said as a lower bound ("at least 10 minutes", "upwards of 10
-/// minutes", "10 minutes or more", "10 minutes plus"): the driver accepts that much or more.
+/// Whether the number at `i` is said as a lower bound ("at least 10 minutes", "10 minutes at
+/// least", "upwards of 10 minutes", "a minimum of 10 minutes", "10 minutes minimum", "no less
+/// than 10 minutes", "10 minutes or more", "10 minutes plus"): the driver accepts that much or
+/// more.
 fn lower_bound_at(said: &[String], i: usize) -> bool {
     let at = |k: usize| said.get(k).map_or("", String::as_str);
     let before = |k: usize| i.checked_sub(k).map_or("", |j| said[j].as_str());
     (before(1) == "least" && before(2) == "at")
-        || (before(1) == "of" && before(2) == "upwards")
+        || (before(1) == "of" && matches!(before(2), "upwards" | "minimum"))
+        || (before(1) == "than" && before(2) == "less" && matches!(before(3), "no" | "not"))
         || (at(i + 2) == "or" && matches!(at(i + 3), "more" | "longer"))
-        || at(i + 2) == "plus"
+        || (at(i + 2) == "at" && at(i + 3) == "least")
+        || matches!(at(i + 2), "plus" | "minimum")
 }
 
-/// Whether a negation governs the upper bound at `i`: a negation word among the eight words
-/// before the number ("I never want to walk more than 10 minutes", "I can't walk more than
-/// five minutes"), and no shrug before it ("I don't mind walking more than 10 minutes" accepts
-/// more; "..., whatever it costs" after it shrugs at the cost).
-fn negated_bound(sentence: &str, said: &[String], i: usize) -> bool {
-    const NOT: &[&str] = &["not", "no", "never", "t", "cannot", "nothing"];
-    let start = i.saturating_sub(8);
-    !super::shrugs(&before_word(sentence, i))
-        && said[start..i].iter().any(|w| NOT.contains(&w.as_str()))
+/// Whether a negation governs the upper bound at `i`: in the bound's clause (from the last
+/// mark before the number: "No, I'm happy to walk more than 10 minutes" is no refusal), a
+/// negation word among its last eight words before the number ("I never want to walk more than
+/// 10 minutes", "I can't walk more than five minutes") and no shrug ("I don't mind walking
+/// more than 10 minutes" accepts more; "I don't care if it costs more, I won't walk more than
+/// five minutes" shrugs at the cost in a clause of its own).
+fn negated_bound(sentence: &str, i: usize) -> bool {
+    const NEGATIONS: &[&str] = &["not", "no", "never", "t", "cannot", "nothing"];
+    let before = before_word(sentence, i);
+    let clause = before
+        .rsplit([',', '.', ';', ':', '!', '?'])
+        .next()
+        .unwrap_or("");
+    let words = number_words(clause);
+    !super::shrugs(clause)
+        && words[words.len().saturating_sub(8)..]
+            .iter()
+            .any(|w| NEGATIONS.contains(&w.as_str()))
 }
 
 /// The text of a sentence before its `i`th word as [`number_words`] counts them: whole
@@ -159,7 +172,7 @@ pub(super) fn own_number_bounded(d: &crate::schema::Detail, value: &str, sentenc
     let said = number_words(sentence);
     own_number_at(d, value, &said)
         .iter()
-        .any(|&i| bound_at(&said, i) && negated_bound(sentence, &said, i))
+        .any(|&i| bound_at(&said, i) && negated_bound(sentence, i))
 }
 
 /// Words of degree between "too" and what it says too much of ("too damn bright").
@@ -201,7 +214,7 @@ mod tests {
         }
         for (said, phrase) in [
             ("I like it bright, not too dim.", "bright"),
-            ("Too right, I like it strong.", "strong"),
+            ("I'm tired too. Bright lights help.", "bright"),
             ("Me too, bright is best.", "bright"),
         ] {
             assert!(!too_much(said, phrase), "{said}");

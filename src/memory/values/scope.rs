@@ -200,13 +200,16 @@ fn rather_than(clause: Vec<&str>) -> Vec<&str> {
             out.push("rather");
         }
         // "over to Tesco", "over at the Costa": a way to somewhere, not a choice.
-        let moves = || {
+        let to_a_place = || clause.get(k + 1).is_some_and(|n| PLACES.contains(n));
+        // "over ten minutes": a number said as a word ("one" is also a thing: "the cheap one
+        // over one by the door").
+        let numbered = || {
             clause
                 .get(k + 1)
-                .is_some_and(|n| PLACES.contains(n) || crate::memory::values::digits(n) != **n)
+                .is_some_and(|n| *n != "one" && crate::memory::values::digits(n) != **n)
         };
         let between = out.last().is_some_and(|p| !CHOOSES.contains(p));
-        if w == "over" && chose && between && !compares() && !moves() {
+        if w == "over" && chose && between && !compares() && !numbered() && !to_a_place() {
             out.extend(["rather", "than"]);
             continue;
         }
@@ -470,6 +473,7 @@ mod tests {
             ),
             ("I prefer to head over to Tesco for the big shop.", "Tesco"),
             ("I always pick up coffee over at the Costa.", "Costa"),
+            ("I always pick up coffee over lunch at Costa.", "Costa"),
         ] {
             assert!(!turns_down(sentence, value), "{sentence} | {value}");
         }
