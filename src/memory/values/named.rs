@@ -294,10 +294,10 @@ pub fn refuses(schema: &Schema, detail: DetailId, sentence: &str, value: &str) -
 pub fn turns_down_known(schema: &Schema, detail: DetailId, sentence: &str, value: &str) -> bool {
     let d = schema.detail(detail);
     // A ladder of temperatures is read as before ("never more than 22 degrees" refuses 22).
-    let bounded = d.kind == crate::schema::ValueKind::Choice
-        && !is_ladder(d)
-        && own_number_bounded(d, value, sentence);
-    super::turns_down_value(schema, detail, sentence, value) && !bounded
+    super::turns_down_value(schema, detail, sentence, value)
+        && !(d.kind == crate::schema::ValueKind::Choice
+            && !is_ladder(d)
+            && own_number_bounded(d, value, sentence))
 }
 
 /// Whether `value` of the detail `d` names an aversion, by the category or by itself

@@ -11,6 +11,10 @@
 
 use super::{digits, number};
 
+/// The marks that end a stretch of words: a clause for a bound's negation ([`negated_bound`]),
+/// a stretch for "too" ([`too_much`]).
+const MARKS: [char; 6] = [',', '.', ';', ':', '!', '?'];
+
 /// The words of a text, lower case, with numbers said as words in digits ([`digits`]) and a
 /// hyphen read as a space ("ten-minute" is "10 minute").
 fn number_words(text: &str) -> Vec<String> {
@@ -139,10 +143,7 @@ fn lower_bound_at(said: &[String], i: usize) -> bool {
 fn negated_bound(sentence: &str, i: usize) -> bool {
     const NEGATIONS: &[&str] = &["not", "no", "never", "t", "cannot", "nothing"];
     let before = before_word(sentence, i);
-    let clause = before
-        .rsplit([',', '.', ';', ':', '!', '?'])
-        .next()
-        .unwrap_or("");
+    let clause = before.rsplit(MARKS).next().unwrap_or("");
     let words = number_words(clause);
     !super::shrugs(clause)
         && words[words.len().saturating_sub(8)..]
@@ -188,7 +189,7 @@ pub(super) fn too_much(text: &str, phrase: &str) -> bool {
     let Some(first) = p.first() else {
         return false;
     };
-    text.split([',', '.', ';', ':', '!', '?']).any(|stretch| {
+    text.split(MARKS).any(|stretch| {
         let w = number_words(stretch);
         (1..w.len()).any(|i| {
             let mut j = i;

@@ -206,7 +206,7 @@ fn rather_than(clause: Vec<&str>) -> Vec<&str> {
         let numbered = || {
             clause
                 .get(k + 1)
-                .is_some_and(|n| *n != "one" && crate::memory::values::digits(n) != **n)
+                .is_some_and(|n| *n != "one" && super::digits(n) != **n)
         };
         let between = out.last().is_some_and(|p| !CHOOSES.contains(p));
         if w == "over" && chose && between && !compares() && !numbered() && !to_a_place() {
